@@ -1,0 +1,36 @@
+# nfsbench — the two commands the README promises, and the pieces they are made of.
+#   make run    installs what is needed and runs the main job
+#   make test   installs what is needed and runs every test (what CI runs)
+SHELL := /bin/bash
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+FUZZ_SECONDS ?= 10
+
+.PHONY: run test deps deps-test build lint unit fuzz-smoke bench
+
+run: deps build
+	./target/release/nfsbench decode testdata/golden/nfs3-tcp.pcap --summary
+
+test: deps-test lint unit fuzz-smoke
+	@echo "make test: all checks passed"
+
+deps:
+	scripts/install-deps.sh build
+
+deps-test:
+	scripts/install-deps.sh test
+
+build:
+	cargo build --release --locked -p nfsbench
+
+lint:
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets --locked -- -D warnings
+
+unit:
+	cargo test --workspace --locked
+
+fuzz-smoke:
+	scripts/fuzz-smoke.sh $(FUZZ_SECONDS)
+
+bench:
+	cargo bench -p nfs3-proto --bench codec

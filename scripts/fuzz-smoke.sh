@@ -1,0 +1,36 @@
+#!/bin/bash
+# Runs every fuzz target for a short fixed budget, seeded from the golden wire vectors.
+# Coverage-guided (libFuzzer through cargo-fuzz) on stable Rust, so no sanitizer: the code under test
+# is free of `unsafe`; what we look for is panics, round-trip violations and unbounded memory.
+# Usage: scripts/fuzz-smoke.sh [SECONDS_PER_TARGET]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-10}
+export PATH="$HOME/.cargo/bin:$PATH"
+command -v cargo-fuzz >/dev/null || { echo "fuzz-smoke: cargo-fuzz missing; run scripts/install-deps.sh test" >&2; exit 2; }
+
+cargo fuzz build --fuzz-dir fuzz -s none -O >/dev/null
+targets=$(cargo fuzz list --fuzz-dir fuzz)
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+fails=0 passed=0
+for t in $targets; do
+  corpus="$work/$t"; mkdir -p "$corpus"
+  # Seeds: each target's own saved corpus (if any) plus every golden record; targets skip what they
+  # cannot use, and libFuzzer mutates from there.
+  [ -d "fuzz/seeds/$t" ] && cp fuzz/seeds/$t/* "$corpus/" 2>/dev/null || true
+  cp testdata/golden/records/*.bin "$corpus/" 2>/dev/null || true
+  # -malloc_limit_mb: a single allocation above 64 MiB is a finding (hostile lengths must not allocate).
+  if cargo fuzz run --fuzz-dir fuzz -s none -O "$t" "$corpus" -- \
+      -max_total_time="$secs" -rss_limit_mb=1024 -malloc_limit_mb=64 -max_len=1100000 \
+      -print_final_stats=1 > "$work/$t.log" 2>&1; then
+    runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$work/$t.log" | grep -oE '[0-9]+$' || echo '?')
+    echo "fuzz $t: ok, $runs inputs in ${secs}s"
+    passed=$((passed + 1))
+  else
+    echo "fuzz $t: FAILED"; tail -40 "$work/$t.log"
+    mkdir -p fuzz/artifacts && cp -r fuzz/artifacts "$work/" 2>/dev/null || true
+    fails=$((fails + 1))
+  fi
+done
+echo "fuzz: $passed passed, $fails failed"
+[ "$fails" = 0 ]

@@ -1,0 +1,34 @@
+//! The `nfsbench` command line (see shared CLI contract: serve, run, compare, model, and tools such as
+//! `decode`). Exit status: 0 success, 1 the run failed, 2 bad usage.
+
+mod commands;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "nfsbench", version, about = "A storage-transport lab: NFS over TCP and over RDMA")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Decode the ONC RPC / NFSv3 / MOUNT v3 traffic in a packet capture with nfsbench's own codecs.
+    Decode(commands::decode::DecodeArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Decode(args) => commands::decode::run(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("nfsbench: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,10 +1,14 @@
 //! `nfsbench decode CAPTURE`: every RPC message in a pcap, decoded by the workspace's codecs.
 //!
-//! A decoding failure on traffic between real peers means either our codec or the peer is wrong, so it
-//! is reported with the record's position and makes the command exit 1.
+//! A message that fails to decode is a finding when the peer that received it accepted it: a reply
+//! (clients take what servers send), or a call that the server answered with SUCCESS. Those make the
+//! command exit 1. A call that the server itself refused (GARBAGE_ARGS, PROC_UNAVAIL, ...) and that we
+//! cannot decode either is agreement, and is only counted.
 use anyhow::Context;
-use nfsbench::inspect::{describe, procedure_name, rpc_records, CallKey, Direction};
-use std::collections::BTreeMap;
+use nfsbench::inspect::{describe, procedure_name, rpc_records, CallKey, Direction, RecordInCapture};
+use onc_rpc::{AcceptStat, ReplyBody, RpcMessage};
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -28,10 +32,22 @@ struct Tally {
 }
 
 pub fn run(args: &DecodeArgs) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    match decode(args, &mut out) {
+        // The reader went away (`nfsbench decode x.pcap | head`): not an error of ours.
+        Err(e) if e.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) => {
+            Ok(ExitCode::SUCCESS)
+        }
+        other => other,
+    }
+}
+
+fn decode(args: &DecodeArgs, out: &mut impl Write) -> anyhow::Result<ExitCode> {
     let streams = capture::read_tcp_streams(&args.capture)?;
     let found = rpc_records(streams);
     let mut tally: BTreeMap<CallKey, Tally> = BTreeMap::new();
-    let (mut failed, mut unmatched) = (0u64, 0u64);
+    let (mut failed, mut refused_by_both, mut unmatched) = (0u64, 0u64, 0u64);
+    let accepted = calls_the_server_accepted(&found.records);
     let start = found.records.first().map(|r| r.time).unwrap_or_default();
     for record in &found.records {
         let Some(decoded) = record.decode() else {
@@ -47,8 +63,23 @@ pub fn run(args: &DecodeArgs) -> anyhow::Result<ExitCode> {
         let decoded = match decoded {
             Ok(d) => d,
             Err(e) => {
-                failed += 1;
-                eprintln!("nfsbench: {} xid {:#010x} {label} {kind}: {e}", record.flow, record.xid);
+                let peer_accepted = match record.direction {
+                    Direction::Reply => true,
+                    Direction::Call => accepted.get(&(record.flow, record.xid)).copied().unwrap_or(false),
+                };
+                if peer_accepted {
+                    failed += 1;
+                    eprintln!("nfsbench: {} xid {:#010x} {label} {kind}: {e}", record.flow, record.xid);
+                } else {
+                    refused_by_both += 1;
+                    if !args.summary {
+                        writeln!(
+                            out,
+                            "{} xid {:#010x} {kind} {label} refused by the server and by us: {e}",
+                            record.flow, record.xid
+                        )?;
+                    }
+                }
                 continue;
             }
         };
@@ -68,29 +99,46 @@ pub fn run(args: &DecodeArgs) -> anyhow::Result<ExitCode> {
         }
         if !args.summary {
             let secs = record.time.saturating_sub(start).as_secs_f64();
-            println!("{secs:10.6} {} xid {:#010x} {kind} {label} {line}", record.flow, record.xid);
+            writeln!(out, "{secs:10.6} {} xid {:#010x} {kind} {label} {line}", record.flow, record.xid)?;
         }
     }
-    print_summary(&tally);
+    print_summary(out, &tally)?;
     for (flow, why) in &found.skipped_streams {
-        println!("skipped stream {flow}: {why}");
+        writeln!(out, "skipped stream {flow}: {why}")?;
     }
     let total = found.records.len();
-    println!(
-        "decode: {} of {total} RPC messages decoded, {failed} failed, {unmatched} replies without their call in the capture",
-        total as u64 - failed - unmatched
-    );
+    writeln!(
+        out,
+        "decode: {} of {total} RPC messages decoded, {failed} failed, {refused_by_both} malformed calls refused by the \
+         server and by us, {unmatched} replies without their call in the capture",
+        total as u64 - failed - refused_by_both - unmatched
+    )?;
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
-fn print_summary(tally: &BTreeMap<CallKey, Tally>) {
-    println!(
+/// For each call (by its flow and xid), whether the server's reply was an accepted SUCCESS.
+fn calls_the_server_accepted(records: &[RecordInCapture]) -> HashMap<(capture::Flow, u32), bool> {
+    records
+        .iter()
+        .filter(|r| r.direction == Direction::Reply)
+        .filter_map(|r| {
+            let (message, _) = RpcMessage::decode(&r.bytes).ok()?;
+            let success = matches!(message.as_reply()?, ReplyBody::Accepted(a) if a.stat == AcceptStat::Success);
+            Some(((r.flow.reversed(), r.xid), success))
+        })
+        .collect()
+}
+
+fn print_summary(out: &mut impl Write, tally: &BTreeMap<CallKey, Tally>) -> std::io::Result<()> {
+    writeln!(
+        out,
         "{:<24} {:>7} {:>7} {:>12} {:>12}  reply statuses",
         "procedure", "calls", "replies", "call bytes", "reply bytes"
-    );
+    )?;
     for (key, t) in tally {
         let statuses: Vec<String> = t.statuses.iter().map(|(s, n)| format!("{s}×{n}")).collect();
-        println!(
+        writeln!(
+            out,
             "{:<24} {:>7} {:>7} {:>12} {:>12}  {}",
             procedure_name(*key),
             t.calls,
@@ -98,6 +146,7 @@ fn print_summary(tally: &BTreeMap<CallKey, Tally>) {
             t.call_bytes,
             t.reply_bytes,
             statuses.join(" ")
-        );
+        )?;
     }
+    Ok(())
 }

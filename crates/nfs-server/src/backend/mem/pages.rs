@@ -1,0 +1,165 @@
+//! Sparse file contents: fixed-size pages allocated on first write (holes read as zeros), and the
+//! export-wide page budget that enforces the capacity cap.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use nfs3_proto::{CreateVerf3, NfsErr3};
+
+use crate::backend::BackendResult;
+
+/// log2 of the page size: 64 KiB pages keep the page map small for large files while a 4 KiB write into a
+/// hole costs one allocation.
+pub(super) const PAGE_SHIFT: u32 = 16;
+pub(super) const PAGE_SIZE: usize = 1 << PAGE_SHIFT;
+const PAGE_BYTES: u64 = PAGE_SIZE as u64;
+const PAGE_MASK: u64 = PAGE_BYTES - 1;
+
+/// Largest file size (and end of any write): what a signed 64-bit `off_t` can address, as Linux reports.
+pub(super) const MAX_FILE_SIZE: u64 = i64::MAX as u64;
+
+/// Largest single read; a longer request is answered short (RFC 1813 §3.3.6 allows fewer bytes than asked),
+/// so a hostile `count` over a huge hole cannot make us zero-fill gigabytes.
+pub(super) const MAX_READ: u32 = 4 << 20;
+
+type Page = [u8; PAGE_SIZE];
+
+/// The page budget shared by every file of one backend.
+#[derive(Debug)]
+pub(super) struct Space {
+    used_pages: AtomicU64,
+    max_pages: u64,
+}
+
+impl Space {
+    /// A budget of `capacity_bytes` rounded down to whole pages.
+    pub(super) fn new(capacity_bytes: u64) -> Space {
+        Space { used_pages: AtomicU64::new(0), max_pages: capacity_bytes >> PAGE_SHIFT }
+    }
+
+    /// Takes `pages` from the budget, all or nothing.
+    pub(super) fn reserve(&self, pages: u64) -> BackendResult<()> {
+        if pages == 0 {
+            return Ok(());
+        }
+        self.used_pages
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                used.checked_add(pages).filter(|&total| total <= self.max_pages)
+            })
+            .map(|_| ())
+            .map_err(|_| NfsErr3::NoSpc)
+    }
+
+    pub(super) fn release(&self, pages: u64) {
+        if pages != 0 {
+            self.used_pages.fetch_sub(pages, Ordering::AcqRel);
+        }
+    }
+
+    pub(super) fn total_bytes(&self) -> u64 {
+        self.max_pages << PAGE_SHIFT
+    }
+
+    pub(super) fn used_bytes(&self) -> u64 {
+        self.used_pages.load(Ordering::Acquire) << PAGE_SHIFT
+    }
+}
+
+/// A regular file's size, pages and exclusive-create verifier. Invariant: every byte at or past `size` in an
+/// allocated page is zero, so extending a file never has to clear anything.
+pub(super) struct FileData {
+    size: u64,
+    pages: BTreeMap<u64, Box<Page>>,
+    /// RFC 1813 §3.3.8: the EXCLUSIVE create verifier, kept until the first SETATTR (the client's follow-up
+    /// that ends the retransmission window, as knfsd's verifier-in-the-times scheme does).
+    pub(super) verifier: Option<CreateVerf3>,
+}
+
+impl FileData {
+    /// A file of `size` bytes that is all hole (no pages, so nothing is taken from the budget).
+    pub(super) fn new(size: u64, verifier: Option<CreateVerf3>) -> FileData {
+        FileData { size, pages: BTreeMap::new(), verifier }
+    }
+
+    pub(super) fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Bytes of allocated pages (`used` in fattr3).
+    pub(super) fn used_bytes(&self) -> u64 {
+        (self.pages.len() as u64) << PAGE_SHIFT
+    }
+
+    /// Clears `buf` and fills it with up to `count` bytes at `offset` (holes as zeros), reusing its capacity.
+    /// Returns true when the read reached end-of-file.
+    pub(super) fn read_into(&self, offset: u64, count: u32, buf: &mut Vec<u8>) -> bool {
+        buf.clear();
+        let len = self.size.saturating_sub(offset).min(u64::from(count.min(MAX_READ)));
+        // `len` is at most MAX_READ, and offset + len <= size, so neither conversion nor sum can fail.
+        buf.reserve(usize::try_from(len).unwrap_or(0));
+        let end = offset.saturating_add(len);
+        let mut pos = offset;
+        while pos < end {
+            let start = (pos & PAGE_MASK) as usize;
+            let chunk = (PAGE_BYTES - (pos & PAGE_MASK)).min(end - pos) as usize;
+            match self.pages.get(&(pos >> PAGE_SHIFT)) {
+                // start < PAGE_SIZE and start + chunk <= PAGE_SIZE by construction.
+                Some(page) => buf.extend_from_slice(&page[start..start + chunk]),
+                None => buf.resize(buf.len() + chunk, 0),
+            }
+            pos += chunk as u64;
+        }
+        end >= self.size
+    }
+
+    /// Writes `data` at `offset`, allocating the pages it touches for the first time. Either the whole write
+    /// fits in the budget or nothing changes (NOSPC); past [`MAX_FILE_SIZE`] it is FBIG.
+    pub(super) fn write(&mut self, offset: u64, data: &[u8], space: &Space) -> BackendResult<()> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        let end = offset.checked_add(data.len() as u64).filter(|&end| end <= MAX_FILE_SIZE).ok_or(NfsErr3::FBig)?;
+        let (first, last) = (offset >> PAGE_SHIFT, (end - 1) >> PAGE_SHIFT);
+        let missing = (first..=last).filter(|index| !self.pages.contains_key(index)).count();
+        space.reserve(missing as u64)?;
+        let mut pos = offset;
+        let mut rest = data;
+        while !rest.is_empty() {
+            let start = (pos & PAGE_MASK) as usize;
+            let (head, tail) = rest.split_at((PAGE_SIZE - start).min(rest.len()));
+            let page = self.pages.entry(pos >> PAGE_SHIFT).or_insert_with(new_page);
+            page[start..start + head.len()].copy_from_slice(head);
+            pos += head.len() as u64;
+            rest = tail;
+        }
+        self.size = self.size.max(end);
+        Ok(())
+    }
+
+    /// Truncates (returning whole pages past the new end to the budget and zeroing the tail of the last
+    /// one) or extends with a hole. The caller checks `size <= MAX_FILE_SIZE`.
+    pub(super) fn set_size(&mut self, size: u64, space: &Space) {
+        if size < self.size {
+            let first_dropped = size.div_ceil(PAGE_BYTES);
+            let dropped = self.pages.split_off(&first_dropped);
+            space.release(dropped.len() as u64);
+            let tail = (size & PAGE_MASK) as usize;
+            if tail != 0 {
+                if let Some(page) = self.pages.get_mut(&(size >> PAGE_SHIFT)) {
+                    page[tail..].fill(0);
+                }
+            }
+        }
+        self.size = size;
+    }
+
+    /// Frees every page (the file's last link is gone).
+    pub(super) fn release_all(&mut self, space: &Space) {
+        space.release(self.pages.len() as u64);
+        self.pages.clear();
+    }
+}
+
+fn new_page() -> Box<Page> {
+    Box::new([0; PAGE_SIZE])
+}

@@ -1,0 +1,114 @@
+//! nfsbench's embedded NFSv3 server, sans I/O: an RPC call record in, a reply record out.
+//!
+//! - [`Server::handle`] takes one complete RPC record (record marking already removed by the transport)
+//!   and the connection it came on, and returns the [`Reply`] to send (or nothing, for a record that is
+//!   not an answerable call). It serves NFSv3 (program 100003 v3), MOUNT v3 (100005 v3) and the port
+//!   mapper's GETPORT / rpcbind GETADDR for our own programs (100000 v2-v4), so clients need no rpcbind.
+//! - Exports ([`ExportConfig`]) map a path to a [`backend::Backend`] with access rules: read-only,
+//!   allowed client networks, root/all squash, "secure" source ports.
+//! - Non-idempotent calls go through a duplicate request cache, so a retransmitted CREATE/REMOVE/RENAME/
+//!   WRITE gets the original reply.
+//! - Per-procedure counters and latency are kept for `nfsbench serve` to print.
+//!
+//! Transports (TCP now, RPC-over-RDMA later) own sockets and threads and call into this crate; a
+//! transport runs [`Server::handle`] on a blocking pool when [`Server::may_block`] says so.
+
+pub mod backend;
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+/// Which transport a call arrived on (for access rules and statistics).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TransportKind {
+    Tcp,
+    Rdma,
+}
+
+/// The connection a call came on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ConnectionInfo {
+    pub peer: SocketAddr,
+    pub local: SocketAddr,
+    pub transport: TransportKind,
+}
+
+/// An IP network in CIDR form ("10.0.0.0/8", "::1/128"); a bare address is a /32 or /128.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct IpNet {
+    pub addr: IpAddr,
+    pub prefix_len: u8,
+}
+
+/// How client identities are mapped (exports(5) semantics).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Squash {
+    /// Identities are taken as sent.
+    None,
+    /// uid 0 / gid 0 become the anonymous ids (the default, as in exports(5)).
+    #[default]
+    Root,
+    /// Every identity becomes the anonymous ids.
+    All,
+}
+
+/// One exported tree.
+#[derive(Clone)]
+pub struct ExportConfig {
+    /// The path clients mount ("/export"). Absolute, no trailing slash except "/".
+    pub path: String,
+    pub backend: Arc<dyn backend::Backend>,
+    pub read_only: bool,
+    /// Clients allowed to mount and use the export; empty = everyone.
+    pub clients: Vec<IpNet>,
+    pub squash: Squash,
+    pub anon_uid: u32,
+    pub anon_gid: u32,
+    /// Require a client source port below 1024 (exports(5) "secure").
+    pub secure: bool,
+}
+
+impl std::fmt::Debug for ExportConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExportConfig")
+            .field("path", &self.path)
+            .field("backend", &self.backend.describe())
+            .field("read_only", &self.read_only)
+            .field("clients", &self.clients)
+            .field("squash", &self.squash)
+            .field("anon_uid", &self.anon_uid)
+            .field("anon_gid", &self.anon_gid)
+            .field("secure", &self.secure)
+            .finish()
+    }
+}
+
+/// Server-wide settings.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    pub exports: Vec<ExportConfig>,
+    /// Largest READ/WRITE payload offered in FSINFO (rtmax/wtmax) and accepted.
+    pub max_io_size: u32,
+    /// Entries kept in the duplicate request cache.
+    pub drc_entries: usize,
+    /// The ports our programs listen on, for GETPORT/GETADDR answers: (TCP port, RDMA port if any).
+    pub tcp_port: u16,
+    pub rdma_port: Option<u16>,
+}
+
+mod access;
+mod dispatch;
+mod drc;
+mod exports;
+mod handle;
+mod mount;
+mod portmap;
+mod reply;
+mod rpc;
+mod server;
+mod stats;
+#[cfg(test)]
+mod tests;
+
+pub use reply::Reply;
+pub use server::{ConfigError, Server};

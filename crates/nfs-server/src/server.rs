@@ -1,0 +1,199 @@
+//! The server and its RPC layer (RFC 5531): one call record in, one reply record (or nothing) out.
+//!
+//! Order of checks, as knfsd: the message header (undecodable → GARBAGE_ARGS when an xid can be read,
+//! a REPLY → dropped), RPC version (RPC_MISMATCH 2..2), credential (AUTH_ERROR), program
+//! (PROG_UNAVAIL), version (PROG_MISMATCH low..high), then the program's own procedure dispatch
+//! (PROC_UNAVAIL, GARBAGE_ARGS, results).
+
+use std::time::Instant;
+
+use onc_rpc::{AcceptStat, ReplyBody, RpcMessage, MOUNT_PROGRAM, NFS_PROGRAM, PMAP_PROGRAM, RPC_VERSION};
+use tracing::{debug, warn};
+
+use crate::drc::Drc;
+use crate::exports::{self, Export};
+use crate::handle::HandleCodec;
+use crate::mount::MountTable;
+use crate::portmap::{PMAP_HIGH, PMAP_LOW};
+use crate::rpc::{accepted, authenticate, header_only, Outcome};
+use crate::stats::{CallRecord, Program, RpcEvent, Stats};
+use crate::{dispatch, mount, portmap, ConnectionInfo, Reply, ServerConfig};
+
+/// Smallest READ/WRITE size accepted as `max_io_size`.
+const MIN_IO_SIZE: u32 = 4096;
+/// Largest `max_io_size` (RFC 5666 clients and the Linux client top out at 1 MiB; we allow more).
+const MAX_IO_SIZE: u32 = 16 << 20;
+/// The only NFS and MOUNT version served.
+const V3: u32 = 3;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("invalid export {path}: {why}")]
+    Export { path: String, why: String },
+    #[error("invalid server setting {name}: {why}")]
+    Setting { name: &'static str, why: String },
+}
+
+/// The server: exports, dispatch, duplicate request cache, statistics. Shared between connections (`Arc`).
+#[derive(Debug)]
+pub struct Server {
+    pub(crate) exports: Vec<Export>,
+    pub(crate) max_io_size: u32,
+    pub(crate) tcp_port: u16,
+    pub(crate) rdma_port: Option<u16>,
+    pub(crate) handles: HandleCodec,
+    pub(crate) drc: Drc,
+    pub(crate) stats: Stats,
+    pub(crate) mounts: MountTable,
+}
+
+impl Server {
+    /// Checks the configuration (export paths, networks, I/O size) and builds the server. Every server
+    /// gets a fresh random instance value in its file handles, so handles of an earlier run are STALE.
+    pub fn new(config: ServerConfig) -> Result<Server, ConfigError> {
+        if !(MIN_IO_SIZE..=MAX_IO_SIZE).contains(&config.max_io_size) {
+            return Err(ConfigError::Setting {
+                name: "max_io_size",
+                why: format!("{} is outside {MIN_IO_SIZE}..={MAX_IO_SIZE}", config.max_io_size),
+            });
+        }
+        Ok(Server {
+            exports: exports::build(&config.exports)?,
+            max_io_size: config.max_io_size,
+            tcp_port: config.tcp_port,
+            rdma_port: config.rdma_port,
+            handles: HandleCodec::new(),
+            drc: Drc::new(config.drc_entries),
+            stats: Stats::default(),
+            mounts: MountTable::default(),
+        })
+    }
+
+    /// Executes one RPC call record; `None`: nothing to send (the record was not an answerable call, or
+    /// it retransmits a call still executing).
+    pub fn handle(&self, record: &[u8], conn: &ConnectionInfo) -> Option<Reply> {
+        let started = Instant::now();
+        let (msg, args) = match RpcMessage::decode(record) {
+            Ok(decoded) => decoded,
+            Err(err) => return self.undecodable(record, conn, &err),
+        };
+        let xid = msg.xid;
+        let Some(call) = msg.as_call() else {
+            // RFC 5531 §9: a server answers calls; a stray REPLY is dropped (answering could ping-pong).
+            debug!(xid, peer = %conn.peer, "dropping an RPC reply sent to the server");
+            self.stats.event(RpcEvent::Dropped);
+            return None;
+        };
+        // RFC 5531 §9: rpcvers must be 2.
+        if !call.is_rpc_version_2() {
+            warn!(xid, rpcvers = call.rpcvers, peer = %conn.peer, "RPC version mismatch");
+            self.stats.event(RpcEvent::RpcMismatch);
+            return Some(header_only(xid, ReplyBody::rpc_mismatch()));
+        }
+        let who = match authenticate(call) {
+            Ok(who) => who,
+            Err(stat) => {
+                warn!(xid, flavor = call.cred.flavor.0, ?stat, peer = %conn.peer, "credential refused");
+                self.stats.event(RpcEvent::AuthError);
+                return Some(header_only(xid, ReplyBody::auth_error(stat)));
+            }
+        };
+        let (program, outcome) = match (call.prog, call.vers) {
+            (NFS_PROGRAM, V3) => (Program::Nfs, dispatch::nfs(self, conn, xid, who, call.proc, args)),
+            (MOUNT_PROGRAM, V3) => (Program::Mount, mount::call(self, conn, xid, call.proc, args)),
+            (PMAP_PROGRAM, v) if (PMAP_LOW..=PMAP_HIGH).contains(&v) => {
+                (Program::Portmap, portmap::call(self, conn, xid, v, call.proc, args))
+            }
+            (NFS_PROGRAM | MOUNT_PROGRAM, _) => {
+                (Program::Nfs, Outcome::Refused(AcceptStat::ProgMismatch { low: V3, high: V3 }))
+            }
+            (PMAP_PROGRAM, _) => {
+                (Program::Portmap, Outcome::Refused(AcceptStat::ProgMismatch { low: PMAP_LOW, high: PMAP_HIGH }))
+            }
+            _ => (Program::Nfs, Outcome::Refused(AcceptStat::ProgUnavail)),
+        };
+        match outcome {
+            Outcome::Done { reply, status } => {
+                let elapsed_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+                self.stats.record(CallRecord {
+                    program,
+                    proc: call.proc,
+                    status,
+                    bytes_in: record.len(),
+                    bytes_out: reply.len(),
+                    elapsed_ns,
+                });
+                debug!(xid, prog = call.prog, proc = call.proc, status, elapsed_ns, "call");
+                Some(reply)
+            }
+            Outcome::Replayed(reply) => {
+                debug!(xid, proc = call.proc, peer = %conn.peer, "retransmission answered from the DRC");
+                self.stats.event(RpcEvent::DrcReplay);
+                Some(reply)
+            }
+            Outcome::Drop => {
+                debug!(xid, proc = call.proc, peer = %conn.peer, "retransmission of a call in progress dropped");
+                self.stats.event(RpcEvent::DrcInProgress);
+                None
+            }
+            Outcome::Refused(stat) => {
+                self.stats.event(match stat {
+                    AcceptStat::ProgUnavail => RpcEvent::ProgUnavail,
+                    AcceptStat::ProgMismatch { .. } => RpcEvent::ProgMismatch,
+                    AcceptStat::ProcUnavail => RpcEvent::ProcUnavail,
+                    _ => RpcEvent::GarbageArgs,
+                });
+                debug!(xid, prog = call.prog, vers = call.vers, proc = call.proc, ?stat, "call refused");
+                Some(accepted(xid, stat))
+            }
+        }
+    }
+
+    /// A record whose header does not decode: nothing without an xid or for something that says it is a
+    /// REPLY; RPC_MISMATCH when a CALL's rpcvers is readable and not 2; GARBAGE_ARGS otherwise.
+    fn undecodable(&self, record: &[u8], conn: &ConnectionInfo, err: &onc_rpc::RpcError) -> Option<Reply> {
+        let word =
+            |i: usize| record.get(i * 4..i * 4 + 4).and_then(|w| <[u8; 4]>::try_from(w).ok()).map(u32::from_be_bytes);
+        let Some(xid) = RpcMessage::peek_xid(record) else {
+            self.stats.event(RpcEvent::Dropped);
+            return None;
+        };
+        if word(1) == Some(1) {
+            self.stats.event(RpcEvent::Dropped);
+            return None;
+        }
+        if word(1) == Some(0) && word(2).is_some_and(|v| v != RPC_VERSION) {
+            self.stats.event(RpcEvent::RpcMismatch);
+            return Some(header_only(xid, ReplyBody::rpc_mismatch()));
+        }
+        warn!(xid, peer = %conn.peer, len = record.len(), %err, "undecodable RPC call header");
+        self.stats.event(RpcEvent::GarbageArgs);
+        Some(accepted(xid, AcceptStat::GarbageArgs))
+    }
+
+    /// True when `handle` may wait on a disk (some export's backend may block).
+    pub fn may_block(&self) -> bool {
+        self.exports.iter().any(|e| e.backend.may_block())
+    }
+
+    /// Per-procedure counters and latency, printable.
+    pub fn stats_report(&self) -> String {
+        self.stats.report()
+    }
+
+    /// The root file handle of export `path` (as MNT returns it), for tests and local tools.
+    pub fn root_handle(&self, path: &str) -> Option<nfs3_proto::FileHandle3> {
+        let export = self.exports.iter().find(|e| e.path == path)?;
+        Some(self.handles.encode(export.index, export.root))
+    }
+
+    /// Calls of one NFSv3 procedure recorded so far.
+    pub fn nfs_calls(&self, proc: u32) -> u64 {
+        self.stats.calls(Program::Nfs, proc)
+    }
+
+    /// Retransmissions answered from the duplicate request cache so far.
+    pub fn drc_replays(&self) -> u64 {
+        self.stats.events(RpcEvent::DrcReplay)
+    }
+}

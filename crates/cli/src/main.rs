@@ -2,6 +2,7 @@
 //! `decode`). Exit status: 0 success, 1 the run failed, 2 bad usage.
 
 mod commands;
+mod serve_config;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -17,12 +18,15 @@ struct Cli {
 enum Command {
     /// Decode the ONC RPC / NFSv3 / MOUNT v3 traffic in a packet capture with nfsbench's own codecs.
     Decode(commands::decode::DecodeArgs),
+    /// Serve NFSv3 and MOUNT v3 over TCP from RAM disks or local directories.
+    Serve(commands::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Decode(args) => commands::decode::run(&args),
+        Command::Serve(args) => commands::serve::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,240 @@
+//! `nfsbench serve`: the embedded NFSv3 + MOUNT v3 server on TCP.
+//!
+//! Flags and the optional TOML file are merged into a [`ServePlan`]; the listeners are bound first (so
+//! the port chosen for `:0` is what GETPORT answers), then the backends and the server are built, the
+//! ready file is written, and connections are served until SIGINT or SIGTERM. Shutdown stops
+//! accepting, lets each connection finish its calls, and prints the statistics to stdout.
+//!
+//! Exit status: 0 after a clean shutdown; 1 when serving fails (an address in use, an unwritable ready
+//! file); 2 for bad usage (a bad flag or configuration, an unsupported option such as `--rdma`).
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use nfs_server::backend::dir::DirBackend;
+use nfs_server::backend::mem::MemBackend;
+use nfs_server::backend::Backend;
+use nfs_server::{ExportConfig, Server, ServerConfig};
+use server_tcp::{Listeners, TcpServer, TransportStats};
+use tokio::signal::unix::{signal, SignalKind};
+
+use crate::serve_config::spec::{self, BackendSpec, ExportSpec};
+use crate::serve_config::{ConfigFile, ExportPlan, ServePlan};
+
+/// Network threads by default. One event-loop thread measured as fast as two workers on the 2-core
+/// machine with less CPU (see `server_tcp::runtime`): the client needs the other core.
+pub const DEFAULT_WORKERS: usize = 1;
+
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    /// TCP address to listen on, repeatable; port 0 picks a free port [default: 127.0.0.1:2049]
+    #[arg(long, value_name = "ADDR:PORT", value_parser = spec::parse_listen)]
+    pub listen: Vec<SocketAddr>,
+    /// An export, repeatable: PATH=mem[:SIZE] (RAM disk, e.g. /export=mem:4GiB) or PATH=dir:DIR
+    /// [default: /export=mem:1GiB]
+    #[arg(long, value_name = "PATH=BACKEND", value_parser = ExportSpec::parse)]
+    pub export: Vec<ExportSpec>,
+    /// TOML file with listeners, exports (access rules, squash) and limits; flags override it
+    #[arg(long, value_name = "FILE.toml")]
+    pub config: Option<PathBuf>,
+    /// Written, with the bound addresses one per line, once every listener accepts connections
+    #[arg(long, value_name = "PATH")]
+    pub ready_file: Option<PathBuf>,
+    /// Print statistics to stderr every SECS seconds
+    #[arg(long, value_name = "SECS", value_parser = parse_interval)]
+    pub stats_interval: Option<Duration>,
+    /// Network threads: 1 runs every connection on one event loop; more use a work-stealing pool
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_WORKERS, value_parser = parse_threads)]
+    pub workers: usize,
+    /// Threads for calls to backends that may block (dir:), i.e. disk I/Os in flight at once
+    #[arg(long, value_name = "N", default_value_t = server_tcp::DEFAULT_BLOCKING_THREADS, value_parser = parse_threads)]
+    pub blocking_threads: usize,
+    /// Also serve RPC-over-RDMA (not supported yet)
+    #[arg(long)]
+    pub rdma: bool,
+    /// RPC-over-RDMA listen address (not supported yet)
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub rdma_listen: Option<String>,
+}
+
+fn parse_threads(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if (1..=1024).contains(&n) => Ok(n),
+        _ => Err(format!("'{text}' is not a thread count from 1 to 1024")),
+    }
+}
+
+fn parse_interval(text: &str) -> Result<Duration, String> {
+    match text.parse::<f64>() {
+        Ok(secs) if secs > 0.0 && secs.is_finite() && secs < 1e9 => Ok(Duration::from_secs_f64(secs)),
+        _ => Err(format!("'{text}' is not a positive number of seconds")),
+    }
+}
+
+/// How `serve` failed: bad usage (exit 2) or a failed run (exit 1); each a one-line message.
+#[derive(Debug)]
+enum Failure {
+    Usage(String),
+    Run(String),
+}
+
+pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
+    init_logging();
+    match serve(args) {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(Failure::Usage(message)) => {
+            eprintln!("nfsbench serve: {message}");
+            Ok(ExitCode::from(2))
+        }
+        Err(Failure::Run(message)) => {
+            eprintln!("nfsbench serve: {message}");
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    // Fails only when a subscriber is already installed, which is then kept.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(ansi).with_writer(std::io::stderr).try_init();
+}
+
+/// Rejects the options this build cannot honour, naming them.
+fn check_supported(args: &ServeArgs) -> Result<(), Failure> {
+    if args.rdma {
+        return Err(Failure::Usage("--rdma: RPC-over-RDMA is not supported by this build yet".into()));
+    }
+    if args.rdma_listen.is_some() {
+        return Err(Failure::Usage("--rdma-listen: RPC-over-RDMA is not supported by this build yet".into()));
+    }
+    Ok(())
+}
+
+/// The plan from the flags and the configuration file.
+pub fn plan(args: &ServeArgs) -> Result<ServePlan, String> {
+    let file = match &args.config {
+        Some(path) => Some((path.as_path(), ConfigFile::load(path).map_err(|e| format!("--config {e}"))?)),
+        None => None,
+    };
+    ServePlan::build(file, &args.listen, &args.export)
+}
+
+fn serve(args: &ServeArgs) -> Result<(), Failure> {
+    check_supported(args)?;
+    let plan = plan(args).map_err(Failure::Usage)?;
+    if let Some(ready) = &args.ready_file {
+        remove_stale(ready).map_err(Failure::Run)?;
+    }
+    let listeners = Listeners::bind(&plan.listen).map_err(|e| Failure::Run(e.to_string()))?;
+    let addrs = listeners.local_addrs().to_vec();
+    let exports = plan.exports.iter().map(export_config).collect::<Result<Vec<_>, _>>().map_err(Failure::Usage)?;
+    let config = ServerConfig {
+        exports,
+        max_io_size: plan.max_io_size,
+        drc_entries: plan.drc_entries,
+        tcp_port: addrs.first().map_or(0, SocketAddr::port),
+        rdma_port: None,
+    };
+    let server = Arc::new(Server::new(config).map_err(|e| Failure::Usage(e.to_string()))?);
+    let runtime =
+        server_tcp::runtime(args.workers, args.blocking_threads).map_err(|e| Failure::Run(format!("runtime: {e}")))?;
+    let transport = runtime.block_on(async {
+        let shutdown = shutdown_signal().map_err(|e| Failure::Run(format!("signal handlers: {e}")))?;
+        let tcp = TcpServer::new(listeners, Arc::clone(&server), plan.connection);
+        let stats = tcp.stats();
+        if let Some(ready) = &args.ready_file {
+            write_ready_file(ready, &addrs).map_err(Failure::Run)?;
+        }
+        tracing::info!(?addrs, exports = plan.exports.len(), "serving");
+        let reporter =
+            args.stats_interval.map(|every| tokio::spawn(report_every(every, Arc::clone(&server), Arc::clone(&stats))));
+        let served = tcp.run(shutdown).await;
+        if let Some(reporter) = reporter {
+            reporter.abort();
+        }
+        served.map_err(|e| Failure::Run(format!("serving: {e}")))?;
+        Ok(stats)
+    })?;
+    drop(runtime);
+    if let Some(ready) = &args.ready_file {
+        let _ = std::fs::remove_file(ready);
+    }
+    println!("{}", server.stats_report().trim_end());
+    println!("{}", transport.snapshot());
+    Ok(())
+}
+
+/// The backend an export names; the error names the export and its backend.
+fn open_backend(export: &ExportPlan) -> Result<Arc<dyn Backend>, String> {
+    match &export.backend {
+        BackendSpec::Mem { size } => Ok(Arc::new(MemBackend::new(*size))),
+        BackendSpec::Dir { path } => match DirBackend::new(path) {
+            Ok(backend) => Ok(Arc::new(backend)),
+            Err(e) => Err(format!("export {}=dir:{}: {e}", export.path, path.display())),
+        },
+    }
+}
+
+fn export_config(export: &ExportPlan) -> Result<ExportConfig, String> {
+    Ok(ExportConfig {
+        path: export.path.clone(),
+        backend: open_backend(export)?,
+        read_only: export.read_only,
+        clients: export.clients.clone(),
+        squash: export.squash,
+        anon_uid: export.anon_uid,
+        anon_gid: export.anon_gid,
+        secure: export.secure,
+    })
+}
+
+/// Completes on the first SIGINT or SIGTERM. The handlers are installed before this returns, so a
+/// signal that arrives once the ready file exists is never the default (fatal) one.
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    Ok(async move {
+        let which = tokio::select! {
+            _ = interrupt.recv() => "SIGINT",
+            _ = terminate.recv() => "SIGTERM",
+        };
+        tracing::info!(signal = which, "shutting down");
+    })
+}
+
+async fn report_every(every: Duration, server: Arc<Server>, stats: Arc<TransportStats>) {
+    let mut ticks = tokio::time::interval(every);
+    ticks.tick().await; // the first tick is immediate
+    loop {
+        ticks.tick().await;
+        eprintln!("{}\n{}", server.stats_report().trim_end(), stats.snapshot());
+    }
+}
+
+fn remove_stale(ready: &Path) -> Result<(), String> {
+    match std::fs::remove_file(ready) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(format!("--ready-file {}: {e}", ready.display())),
+    }
+}
+
+/// Writes the bound addresses, one per line, all at once (a temporary file renamed into place), so a
+/// watcher never sees a partial file.
+fn write_ready_file(ready: &Path, addrs: &[SocketAddr]) -> Result<(), String> {
+    let text: String = addrs.iter().map(|a| format!("{a}\n")).collect();
+    let mut tmp = ready.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, ready))
+        .map_err(|e| format!("--ready-file {}: {e}", ready.display()))
+}
+
+#[cfg(test)]
+mod tests;

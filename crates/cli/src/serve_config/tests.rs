@@ -1,0 +1,141 @@
+use std::path::Path;
+
+use super::*;
+
+fn parse(text: &str) -> Result<ConfigFile, String> {
+    ConfigFile::parse(text, Path::new("serve.toml"))
+}
+
+fn build(text: &str, listen: &[&str], exports: &[&str]) -> Result<ServePlan, String> {
+    let file = parse(text)?;
+    let listen: Vec<SocketAddr> = listen.iter().map(|a| a.parse().expect("addr")).collect();
+    let exports: Vec<ExportSpec> = exports.iter().map(|e| ExportSpec::parse(e).expect("export")).collect();
+    ServePlan::build(Some((Path::new("serve.toml"), file)), &listen, &exports)
+}
+
+const FULL: &str = r#"
+listeners = ["127.0.0.1:12049", "[::1]:12049"]
+
+[[exports]]
+path = "/export"
+backend = "mem:2GiB"
+read_only = true
+clients = ["127.0.0.0/8", "::1"]
+squash = "all"
+anonuid = 1000
+anongid = 100
+secure = true
+
+[[exports]]
+path = "/scratch"
+
+[limits]
+max_record = "2MiB"
+max_in_flight_requests = 64
+max_in_flight_bytes = 8388608
+max_connections = 10
+max_io_size = "512KiB"
+drc_entries = 100
+"#;
+
+#[test]
+fn reads_every_documented_key() {
+    let plan = build(FULL, &[], &[]).expect("valid");
+    assert_eq!(plan.listen.len(), 2);
+    let export = &plan.exports[0];
+    assert_eq!(export.backend, BackendSpec::Mem { size: 2 << 30 });
+    assert!(export.read_only && export.secure);
+    assert_eq!(export.clients.len(), 2);
+    assert_eq!(export.clients[0].prefix_len, 8);
+    assert_eq!((export.squash, export.anon_uid, export.anon_gid), (Squash::All, 1000, 100));
+    let scratch = &plan.exports[1];
+    assert_eq!(scratch.backend, BackendSpec::Mem { size: DEFAULT_MEM_SIZE });
+    assert_eq!((scratch.squash, scratch.anon_uid, scratch.read_only), (Squash::Root, 65534, false));
+    assert_eq!(plan.connection.max_record, 2 << 20);
+    assert_eq!(plan.connection.max_in_flight_requests, 64);
+    assert_eq!(plan.connection.max_in_flight_bytes, 8 << 20);
+    assert_eq!(plan.connection.max_connections, 10);
+    assert_eq!((plan.max_io_size, plan.drc_entries), (512 << 10, 100));
+}
+
+#[test]
+fn the_documented_example_in_the_module_header_is_valid() {
+    let doc = include_str!("../serve_config.rs");
+    let example: String = doc
+        .lines()
+        .skip_while(|l| !l.starts_with("//! ```toml"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("//! ```"))
+        .map(|l| format!("{}\n", l.trim_start_matches("//!").trim_start()))
+        .collect();
+    assert!(example.contains("[limits]"));
+    build(&example, &[], &[]).expect("the example parses and validates");
+}
+
+#[test]
+fn unknown_keys_are_rejected_by_name_with_their_line() {
+    for (text, key, line) in [
+        ("listen = []", "listen", 1),
+        ("[[exports]]\npath = \"/e\"\nrootsquash = true\n", "rootsquash", 3),
+        ("[limits]\nmax_requests = 4\n", "max_requests", 2),
+        ("[server]\n", "server", 1),
+    ] {
+        let err = parse(text).expect_err(text);
+        assert!(err.contains(key), "{err}");
+        assert!(err.starts_with(&format!("serve.toml:{line}:")), "{err}");
+        assert!(!err.contains('\n'), "one line: {err}");
+    }
+}
+
+#[test]
+fn bad_values_name_the_key_and_the_value() {
+    for (text, expect) in [
+        ("listeners = [\"nowhere\"]", "listeners[0]"),
+        ("[[exports]]\npath = \"rel\"", "exports[0]: path"),
+        ("[[exports]]\npath = \"/e\"\nbackend = \"tape\"", "exports[0]: backend: unknown backend 'tape'"),
+        ("[[exports]]\npath = \"/e\"\nclients = [\"10.0.0.0/40\"]", "exports[0]: clients: client '10.0.0.0/40'"),
+        ("[[exports]]\npath = \"/e\"\n[[exports]]\npath = \"/e\"", "exports[1]: export path '/e' appears twice"),
+        ("[limits]\nmax_io_size = 100", "limits.max_io_size"),
+        ("[limits]\nmax_io_size = \"1MiB\"\nmax_record = \"1MiB\"", "limits.max_record"),
+        ("[limits]\nmax_connections = 0", "limits.max_connections: must be at least 1"),
+    ] {
+        let err = build(text, &[], &[]).expect_err(text);
+        assert!(err.contains(expect), "{err} (wanted {expect})");
+        assert!(err.starts_with("serve.toml"), "{err}");
+    }
+    for (text, expect) in [
+        ("[[exports]]\npath = \"/e\"\nsquash = \"some\"", "some"),
+        ("[limits]\nmax_in_flight_bytes = \"lots\"", "lots"),
+        ("[limits]\nmax_in_flight_bytes = -5", "negative"),
+    ] {
+        let err = parse(text).expect_err(text);
+        assert!(err.contains(expect), "{err}");
+    }
+}
+
+#[test]
+fn flags_replace_listeners_and_override_or_add_exports() {
+    let plan = build(FULL, &["127.0.0.1:0"], &["/export=mem:64MiB", "/more=dir:/srv/more"]).expect("valid");
+    assert_eq!(plan.listen, vec!["127.0.0.1:0".parse::<SocketAddr>().expect("addr")]);
+    assert_eq!(plan.exports.len(), 3);
+    let export = &plan.exports[0];
+    assert_eq!(export.backend, BackendSpec::Mem { size: 64 << 20 }, "the flag's backend wins");
+    assert!(export.read_only && export.squash == Squash::All, "the file's access rules stay");
+    assert_eq!(plan.exports[2].path, "/more");
+    assert_eq!(plan.exports[2].squash, Squash::Root);
+}
+
+#[test]
+fn an_empty_file_gives_the_defaults() {
+    let plan = build("", &[], &[]).expect("valid");
+    assert_eq!(plan.listen, vec![DEFAULT_LISTEN.parse::<SocketAddr>().expect("addr")]);
+    assert_eq!(plan.exports[0].path, DEFAULT_EXPORT_PATH);
+    assert_eq!(plan.connection, ConnectionLimits::default());
+    assert_eq!((plan.max_io_size, plan.drc_entries), (DEFAULT_MAX_IO_SIZE, DEFAULT_DRC_ENTRIES));
+}
+
+#[test]
+fn a_larger_io_size_raises_the_default_record_limit_with_it() {
+    let plan = build("[limits]\nmax_io_size = \"4MiB\"", &[], &[]).expect("valid");
+    assert!(plan.connection.max_record >= (4 << 20) + 4096);
+}

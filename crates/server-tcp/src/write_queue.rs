@@ -1,0 +1,211 @@
+//! Replies waiting to be written: each framed as one record-marked fragment, gathered many at a time
+//! into one vectored write, with partial writes resumed where they stopped.
+
+use std::collections::VecDeque;
+use std::io::IoSlice;
+
+use nfs_server::Reply;
+use onc_rpc::{record_marker, MAX_FRAGMENT_LEN};
+
+/// Most slices handed to one vectored write (Linux's IOV_MAX is 1024; a reply takes up to 5).
+pub(crate) const MAX_IOV: usize = 256;
+
+#[derive(Debug)]
+struct Outgoing {
+    marker: [u8; 4],
+    reply: Reply,
+    /// Bytes on the wire, marker included.
+    len: usize,
+}
+
+impl Outgoing {
+    /// The reply's pieces in wire order: marker, inline head, payload, payload padding, inline tail.
+    fn parts(&self) -> [&[u8]; 5] {
+        let reply = &self.reply;
+        let at = reply.payload_at.min(reply.inline.len());
+        let (head, tail) = reply.inline.split_at(at);
+        let pad = &ZEROS[..xdr_padding(reply.payload.len())];
+        [&self.marker, head, &reply.payload, pad, tail]
+    }
+}
+
+const ZEROS: [u8; 4] = [0; 4];
+
+/// XDR pads opaque data to a multiple of four bytes (RFC 4506 §4.10).
+fn xdr_padding(len: usize) -> usize {
+    (4 - len % 4) % 4
+}
+
+/// Why a reply was not queued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ReplyTooLarge {
+    pub len: usize,
+}
+
+/// The replies of one connection not yet fully written, oldest first.
+#[derive(Debug, Default)]
+pub(crate) struct WriteQueue {
+    queue: VecDeque<Outgoing>,
+    /// Bytes of the front reply already written.
+    front_written: usize,
+    /// Unwritten bytes over all queued replies, markers included.
+    bytes: usize,
+}
+
+impl WriteQueue {
+    /// Queues `reply` as a single-fragment record (RFC 5531 §11); returns its length on the wire.
+    pub(crate) fn push(&mut self, reply: Reply) -> Result<usize, ReplyTooLarge> {
+        let body = reply.len();
+        let Ok(body32) = u32::try_from(body) else {
+            return Err(ReplyTooLarge { len: body });
+        };
+        if body32 > MAX_FRAGMENT_LEN {
+            return Err(ReplyTooLarge { len: body });
+        }
+        let len = body + 4;
+        self.queue.push_back(Outgoing { marker: record_marker(body32, true), reply, len });
+        self.bytes += len;
+        Ok(len)
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// Unwritten bytes queued.
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Fills `iov` with the unwritten bytes, oldest first, as far as it holds; returns the slices used.
+    pub(crate) fn gather<'a>(&'a self, iov: &mut [IoSlice<'a>]) -> usize {
+        let mut used = 0;
+        let mut skip = self.front_written;
+        for outgoing in &self.queue {
+            for part in outgoing.parts() {
+                if skip >= part.len() {
+                    skip -= part.len();
+                    continue;
+                }
+                let part = part.get(skip..).unwrap_or_default();
+                skip = 0;
+                let Some(slot) = iov.get_mut(used) else {
+                    return used;
+                };
+                *slot = IoSlice::new(part);
+                used += 1;
+            }
+            skip = 0;
+        }
+        used
+    }
+
+    /// Records that `written` more bytes went out; returns the number of replies now fully written.
+    pub(crate) fn consume(&mut self, written: usize) -> usize {
+        let mut left = written.min(self.bytes);
+        self.bytes -= left;
+        let mut done = 0;
+        while let Some(front) = self.queue.front() {
+            let remaining = front.len - self.front_written;
+            if left < remaining {
+                self.front_written += left;
+                break;
+            }
+            left -= remaining;
+            self.front_written = 0;
+            self.queue.pop_front();
+            done += 1;
+        }
+        done
+    }
+
+    /// Drops everything queued (the connection is closing); returns the number of replies dropped.
+    pub(crate) fn clear(&mut self) -> usize {
+        let dropped = self.queue.len();
+        self.queue.clear();
+        self.front_written = 0;
+        self.bytes = 0;
+        dropped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reply(inline: &[u8], payload: &[u8], at: usize) -> Reply {
+        Reply { inline: inline.to_vec(), payload: payload.to_vec(), payload_at: at }
+    }
+
+    fn gathered(queue: &WriteQueue) -> Vec<u8> {
+        let mut iov = [IoSlice::new(&[]); MAX_IOV];
+        let used = queue.gather(&mut iov);
+        iov[..used].iter().flat_map(|s| s.iter().copied()).collect()
+    }
+
+    fn framed(r: &Reply) -> Vec<u8> {
+        let body = r.to_vec();
+        let mut out = record_marker(body.len() as u32, true).to_vec();
+        out.extend_from_slice(&body);
+        out
+    }
+
+    #[test]
+    fn gathers_each_reply_as_one_marked_fragment_with_its_payload_padded() {
+        let mut queue = WriteQueue::default();
+        let a = reply(b"headtail", b"xyz", 4);
+        let b = reply(b"only", b"", 0);
+        assert_eq!(queue.push(a.clone()), Ok(4 + 8 + 4));
+        queue.push(b.clone()).unwrap();
+        let mut want = framed(&a);
+        want.extend(framed(&b));
+        assert_eq!(gathered(&queue), want);
+        assert_eq!(queue.bytes(), want.len());
+    }
+
+    #[test]
+    fn resumes_a_partial_write_inside_any_piece() {
+        let a = reply(b"headtail", b"payload", 4);
+        let b = reply(b"second", b"", 0);
+        let mut whole = framed(&a);
+        whole.extend(framed(&b));
+        for cut in 0..=whole.len() {
+            let mut queue = WriteQueue::default();
+            queue.push(a.clone()).unwrap();
+            queue.push(b.clone()).unwrap();
+            let done = queue.consume(cut);
+            assert_eq!(gathered(&queue), whole[cut..], "cut at {cut}");
+            let expect_done = usize::from(cut >= framed(&a).len()) + usize::from(cut == whole.len());
+            assert_eq!(done, expect_done, "cut at {cut}");
+            assert_eq!(queue.is_empty(), cut == whole.len());
+        }
+    }
+
+    #[test]
+    fn stops_gathering_when_the_slice_array_is_full() {
+        let mut queue = WriteQueue::default();
+        for _ in 0..MAX_IOV {
+            queue.push(reply(b"ab", b"cd", 1)).unwrap();
+        }
+        let mut iov = [IoSlice::new(&[]); MAX_IOV];
+        assert_eq!(queue.gather(&mut iov), MAX_IOV);
+    }
+
+    #[test]
+    fn a_payload_at_past_the_inline_bytes_puts_the_payload_last() {
+        let mut queue = WriteQueue::default();
+        let r = reply(b"ab", b"c", 99);
+        queue.push(r.clone()).unwrap();
+        assert_eq!(gathered(&queue), framed(&r));
+    }
+
+    #[test]
+    fn clearing_drops_every_reply() {
+        let mut queue = WriteQueue::default();
+        queue.push(reply(b"abcd", b"", 0)).unwrap();
+        queue.consume(2);
+        assert_eq!(queue.clear(), 1);
+        assert!(queue.is_empty());
+        assert_eq!(queue.bytes(), 0);
+    }
+}

@@ -1,0 +1,141 @@
+//! The transport in front of the real NFS server with a RAM-disk export, over loopback.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::Client;
+use nfs3_proto::mount::{DirPath, MountRes3};
+use nfs3_proto::{Ftype3, GetattrArgs, GetattrRes, Nfs3Result};
+use nfs_server::backend::mem::MemBackend;
+use nfs_server::{ExportConfig, Server, ServerConfig, Squash};
+use onc_rpc::{frame_record, AcceptStat, AuthSysParms, CallHeader, OpaqueAuth, ReplyBody, RpcMessage};
+use onc_rpc::{MAX_FRAGMENT_LEN, MOUNT_PROGRAM, NFS_PROGRAM};
+use server_tcp::{ConnectionLimits, Listeners, TcpServer};
+use xdr::{XdrEncode, XdrWriter};
+
+struct NfsRunning {
+    addr: std::net::SocketAddr,
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+    server: Arc<Server>,
+}
+
+async fn start() -> NfsRunning {
+    let listeners = Listeners::bind(&["127.0.0.1:0".parse().expect("addr")]).expect("bind");
+    let addr = listeners.local_addrs()[0];
+    let export = ExportConfig {
+        path: "/export".into(),
+        backend: Arc::new(MemBackend::new(64 << 20)),
+        read_only: false,
+        clients: Vec::new(),
+        squash: Squash::None,
+        anon_uid: 65534,
+        anon_gid: 65534,
+        secure: false,
+    };
+    let config = ServerConfig {
+        exports: vec![export],
+        max_io_size: 1 << 20,
+        drc_entries: 64,
+        tcp_port: addr.port(),
+        rdma_port: None,
+    };
+    let server = Arc::new(Server::new(config).expect("server"));
+    let tcp = TcpServer::new(listeners, Arc::clone(&server), ConnectionLimits::default());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(tcp.run(async {
+        let _ = stopped.await;
+    }));
+    NfsRunning { addr, stop, task, server }
+}
+
+/// An AUTH_SYS (root) call to `prog` version 3 with `args` encoded after the header, record-marked.
+fn rpc_call(xid: u32, prog: u32, proc: u32, args: &[u8]) -> Vec<u8> {
+    let mut cred_buf = Vec::new();
+    let cred = AuthSysParms::new(1, b"test", 0, 0, &[0]).expect("cred").to_opaque_auth(&mut cred_buf);
+    let msg = RpcMessage::call(xid, CallHeader::new(prog, 3, proc, cred, OpaqueAuth::NONE));
+    let mut w = msg.header_writer(args.len());
+    w.put_raw(args);
+    frame_record(&w.to_vec(), MAX_FRAGMENT_LEN as usize)
+}
+
+/// The XDR encoding of `value`.
+fn xdr_of<T: XdrEncode>(value: &T) -> Vec<u8> {
+    let mut w = XdrWriter::new();
+    value.encode(&mut w);
+    w.to_vec()
+}
+
+async fn mount_export(client: &mut Client) -> nfs3_proto::FileHandle3 {
+    client.send(&rpc_call(2, MOUNT_PROGRAM, 1, &xdr_of(&DirPath(b"/export")))).await;
+    let (xid, results) = client.success().await;
+    assert_eq!(xid, 2);
+    match xdr::decode_exact::<MountRes3>(&results).expect("mountres3") {
+        MountRes3::Ok(ok) => ok.fhandle,
+        MountRes3::Fail(e) => panic!("MNT /export failed: {e:?}"),
+    }
+}
+
+#[tokio::test]
+async fn serves_nfs_null_mount_and_getattr_of_the_export_root() {
+    let running = start().await;
+    let mut client = Client::connect(running.addr).await;
+    client.send(&rpc_call(1, NFS_PROGRAM, 0, &[])).await;
+    assert_eq!(client.success().await, (1, Vec::new()), "NFS NULL");
+    let root = mount_export(&mut client).await;
+    let getattr = GetattrArgs { object: root };
+    client.send(&rpc_call(3, NFS_PROGRAM, 1, &xdr_of(&getattr))).await;
+    let (_, results) = client.success().await;
+    match xdr::decode_exact::<GetattrRes>(&results).expect("getattr3res") {
+        Nfs3Result::Ok(ok) => assert_eq!(ok.obj_attributes.ftype, Ftype3::Dir),
+        Nfs3Result::Fail(e, _) => panic!("GETATTR failed: {e:?}"),
+    }
+    running.stop.send(()).expect("stop");
+    running.task.await.expect("task").expect("run");
+    let report = running.server.stats_report();
+    assert!(report.contains("GETATTR"), "{report}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_a_deep_pipeline_of_calls_on_one_connection() {
+    let running = start().await;
+    let mut client = Client::connect(running.addr).await;
+    let root = mount_export(&mut client).await;
+    let getattr = GetattrArgs { object: root };
+    let batch: Vec<u8> = (100..1100).flat_map(|xid| rpc_call(xid, NFS_PROGRAM, 1, &xdr_of(&getattr))).collect();
+    client.send(&batch).await;
+    let mut seen = Vec::new();
+    for _ in 0..1000 {
+        seen.push(client.success().await.0);
+    }
+    seen.sort_unstable();
+    assert_eq!(seen, (100..1100).collect::<Vec<_>>());
+    running.stop.send(()).expect("stop");
+    running.task.await.expect("task").expect("run");
+}
+
+#[tokio::test]
+async fn garbage_gets_garbage_args_or_a_close_and_other_clients_are_still_served() {
+    let running = start().await;
+    let mut good = Client::connect(running.addr).await;
+    // A framed record whose call header is truncated after the xid and message type.
+    let mut junk = Client::connect(running.addr).await;
+    junk.send(&frame_record(&[0, 0, 0, 9, 0, 0, 0, 0, 0xff], 1 << 20)).await;
+    // A framed call to NFS GETATTR with arguments that do not decode.
+    junk.send(&rpc_call(10, NFS_PROGRAM, 1, &0xffff_ffffu32.to_be_bytes())).await;
+    let record = junk.reply().await;
+    if let Some(record) = record {
+        let (msg, _) = RpcMessage::decode(&record).expect("reply decodes");
+        let garbage = ReplyBody::accepted(AcceptStat::GarbageArgs);
+        assert_eq!(msg.as_reply(), Some(&garbage), "xid {}", msg.xid);
+    }
+    // Raw bytes that are not record marking at all.
+    let mut raw = Client::connect(running.addr).await;
+    raw.send(&[0xff; 64]).await;
+    assert!(raw.closed_by_server().await);
+    good.send(&rpc_call(11, NFS_PROGRAM, 0, &[])).await;
+    assert_eq!(good.success().await.0, 11);
+    running.stop.send(()).expect("stop");
+    running.task.await.expect("task").expect("run");
+}

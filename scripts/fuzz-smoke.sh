@@ -12,13 +12,18 @@ command -v cargo-fuzz >/dev/null || { echo "fuzz-smoke: cargo-fuzz missing; run 
 cargo fuzz build --fuzz-dir fuzz -s none -O >/dev/null
 targets=$(cargo fuzz list --fuzz-dir fuzz)
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+# Seeds from the golden wire vectors, cut to each target's input format (scripts/fuzz-seeds.py).
+python3 scripts/fuzz-seeds.py "$work/golden-seeds" >/dev/null
 fails=0 passed=0
 for t in $targets; do
   corpus="$work/$t"; mkdir -p "$corpus"
-  # Seeds: each target's own saved corpus (if any) plus every golden record; targets skip what they
-  # cannot use, and libFuzzer mutates from there.
+  # Seeds: each target's own saved corpus (if any) plus its golden seeds; libFuzzer mutates from there.
   [ -d "fuzz/seeds/$t" ] && cp fuzz/seeds/$t/* "$corpus/" 2>/dev/null || true
-  cp testdata/golden/records/*.bin "$corpus/" 2>/dev/null || true
+  if [ -d "$work/golden-seeds/$t" ]; then
+    cp "$work/golden-seeds/$t"/* "$corpus/"
+  else
+    echo "fuzz $t: no golden seeds (add its input format to scripts/fuzz-seeds.py)" >&2
+  fi
   # -malloc_limit_mb: a single allocation above 64 MiB is a finding (hostile lengths must not allocate).
   if cargo fuzz run --fuzz-dir fuzz -s none -O "$t" "$corpus" -- \
       -max_total_time="$secs" -rss_limit_mb=1024 -malloc_limit_mb=64 -max_len=1100000 \

@@ -33,13 +33,12 @@ use golden_support::{
 use nfs3_proto::mount::MountStat3;
 use nfs3_proto::Nfs3Call;
 use nfsbench::inspect::{decode_call, decode_reply, Body, CallKey, InspectError};
-use onc_rpc::rpcbind::{Rpcb, RpcbEntryList, RpcbList};
 use onc_rpc::{
     split_records, AuthFlavor, AuthStat, AuthSysParms, MessageBody, RecordDecoder, RecordLimits, ReplyBody, RpcMessage,
-    LAST_FRAGMENT_BIT, MAX_FRAGMENT_LEN, MOUNT_PROGRAM, NFS_ACL_PROGRAM, NFS_PROGRAM, PMAP_PROGRAM,
+    LAST_FRAGMENT_BIT, MAX_FRAGMENT_LEN, MOUNT_PROGRAM, NFS_ACL_PROGRAM, NFS_PROGRAM,
 };
 use serde_json::Value;
-use xdr::{decode_exact, XdrDecode, XdrEncode, XdrError};
+use xdr::XdrError;
 
 /// tshark keys the test does not compare. Keep this short: every entry needs a reason.
 ///
@@ -162,21 +161,6 @@ fn refusal<'i>(entry: &Value, files: &HashMap<&str, &'i Value>) -> Option<&'i st
         .then_some(status)
 }
 
-/// rpcbind bodies the inspector keeps opaque but onc-rpc has types for: they must decode exactly and
-/// re-encode to the same bytes.
-fn rpcbind_opaque_round_trip(key: CallKey, call: bool, bytes: &[u8]) -> Result<(), String> {
-    fn check<'a, T: XdrDecode<'a> + XdrEncode>(bytes: &'a [u8], what: &str) -> Result<(), String> {
-        let value: T = decode_exact(bytes).map_err(|e| format!("{what}: {e}"))?;
-        (value.to_xdr_bytes() == bytes).then_some(()).ok_or(format!("{what} re-encodes differently"))
-    }
-    match (key.prog, key.vers, key.proc, call) {
-        (PMAP_PROGRAM, 3 | 4, 11, true) => check::<Rpcb<'_>>(bytes, "GETADDRLIST args (rpcb)"),
-        (PMAP_PROGRAM, 4, 11, false) => check::<RpcbEntryList<'_>>(bytes, "GETADDRLIST results (rpcb_entry_list)"),
-        (PMAP_PROGRAM, 3 | 4, 4, false) => check::<RpcbList<'_>>(bytes, "DUMP results (rpcblist)"),
-        _ => Ok(()),
-    }
-}
-
 fn check_refused_call(entry: &Value, record: &[u8], status: &str) -> Result<(), String> {
     let file = text_of(entry, "file");
     let (message, args) = RpcMessage::decode(record).map_err(|e| format!("{file}: header: {e}"))?;
@@ -281,10 +265,6 @@ fn every_record_decodes_and_reencodes_byte_for_byte() {
                     failures.push(format!("{file}: status {status}, index {}", entry["status"]));
                 }
             }
-        }
-        if let Body::Opaque(bytes) = decoded.body {
-            failures
-                .extend(rpcbind_opaque_round_trip(key, is_call(entry), bytes).err().map(|e| format!("{file}: {e}")));
         }
         // Programs the inspector does not interpret must stay opaque (nothing guessed), and still
         // round-trip above: the RPC header is re-encoded, the body copied.

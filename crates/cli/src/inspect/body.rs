@@ -1,6 +1,6 @@
 use nfs3_proto::{MountCall, MountReply, Nfs3Call, Nfs3Reply, MOUNT_PROGRAM, MOUNT_V3, NFS_PROGRAM, NFS_V3};
 use onc_rpc::portmap::{Mapping, PmapList, PMAP_VERSION};
-use onc_rpc::rpcbind::{Rpcb, RpcbString, RPCBIND_V3, RPCBIND_V4};
+use onc_rpc::rpcbind::{Rpcb, RpcbEntryList, RpcbList, RpcbString, RPCBIND_V3, RPCBIND_V4};
 use onc_rpc::{AcceptStat, MessageBody, ReplyBody, RpcError, RpcMessage};
 use xdr::{decode_exact, XdrEncode, XdrError, XdrWriter};
 
@@ -27,6 +27,10 @@ pub enum Body<'a> {
     Rpcbind(Rpcb<'a>),
     /// rpcbind v3/v4 GETADDR/GETVERSADDR results (a universal address).
     RpcbindAddress(RpcbString<'a>),
+    /// rpcbind v3/v4 DUMP results.
+    RpcbindList(RpcbList<'a>),
+    /// rpcbind v4 GETADDRLIST results.
+    RpcbindEntries(RpcbEntryList<'a>),
     /// A single unsigned int: port mapper GETPORT results, SET/UNSET booleans.
     Word(u32),
     /// No body: void arguments/results, or a reply that carries no results (rejected, or not SUCCESS).
@@ -68,6 +72,8 @@ impl Decoded<'_> {
             Body::PortmapList(b) => b.encode(&mut w),
             Body::Rpcbind(b) => b.encode(&mut w),
             Body::RpcbindAddress(b) => b.encode(&mut w),
+            Body::RpcbindList(b) => b.encode(&mut w),
+            Body::RpcbindEntries(b) => b.encode(&mut w),
             Body::Word(v) => w.put_u32(*v),
             Body::Empty => {}
             Body::Opaque(bytes) => w.put_raw(bytes),
@@ -117,6 +123,7 @@ pub fn decode_call(record: &[u8]) -> Result<Decoded<'_>, InspectError> {
         (100000, RPCBIND_V3 | RPCBIND_V4) => match key.proc {
             0 | 4 | 6 => empty_or_error(args, key)?,
             1..=3 | 9 => Body::Rpcbind(decode_exact(args).map_err(body_error(key, "call"))?),
+            11 if key.vers == RPCBIND_V4 => Body::Rpcbind(decode_exact(args).map_err(body_error(key, "call"))?),
             _ => Body::Opaque(args),
         },
         _ => Body::Opaque(args),
@@ -158,6 +165,10 @@ pub fn decode_reply(record: &[u8], key: CallKey) -> Result<Decoded<'_>, InspectE
             0 => empty_or_error(results, key)?,
             1 | 2 => Body::Word(decode_exact(results).map_err(body_error(key, "reply"))?),
             3 | 9 => Body::RpcbindAddress(decode_exact(results).map_err(body_error(key, "reply"))?),
+            4 => Body::RpcbindList(decode_exact(results).map_err(body_error(key, "reply"))?),
+            11 if key.vers == RPCBIND_V4 => {
+                Body::RpcbindEntries(decode_exact(results).map_err(body_error(key, "reply"))?)
+            }
             _ => Body::Opaque(results),
         },
         _ => Body::Opaque(results),

@@ -54,6 +54,8 @@ pub fn describe(message: &MessageBody<'_>, body: &Body<'_>) -> String {
         Body::PortmapList(l) => write!(s, "{} mappings", l.0.len()),
         Body::Rpcbind(b) => write!(s, "prog {} vers {} netid {}", b.prog, b.vers, name(b.netid)),
         Body::RpcbindAddress(a) => write!(s, "uaddr {}", name(a.0)),
+        Body::RpcbindList(l) => write!(s, "{} registrations", l.0.len()),
+        Body::RpcbindEntries(l) => write!(s, "{} addresses", l.0.len()),
         Body::Word(v) => write!(s, "{v}"),
         Body::Empty => match message {
             MessageBody::Reply(r) => write!(s, "{}", reply_status(r)),

@@ -5,12 +5,12 @@ SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 FUZZ_SECONDS ?= 10
 
-.PHONY: run test deps deps-test build lint unit fuzz-smoke bench
+.PHONY: run test deps deps-test build lint unit fuzz-smoke interop bench
 
 run: deps build
 	./target/release/nfsbench decode testdata/golden/nfs3-tcp.pcap --summary
 
-test: deps-test lint unit fuzz-smoke
+test: deps-test lint unit fuzz-smoke interop
 	@echo "make test: all checks passed"
 
 deps:
@@ -31,6 +31,11 @@ unit:
 
 fuzz-smoke:
 	scripts/fuzz-smoke.sh $(FUZZ_SECONDS)
+
+# The Linux kernel NFS client, libnfs, fio's nfs engine and tshark against `nfsbench serve`
+# (boots Debian's kernel under QEMU; installs its own packages and fetches the kernel once).
+interop: build
+	tests/interop/run.sh $(SCENARIO)   # make interop SCENARIO=fio-nfs-engine
 
 bench:
 	cargo bench -p nfs3-proto --bench codec

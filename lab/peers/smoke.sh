@@ -75,34 +75,7 @@ done
 echo "64 MiB: v3 write, v3 read, v4 read identical; nfs-ls v3/v4 ok"
 
 # fio_check JSON_FILE BS: every issued I/O completed (total_ios == bytes/bs), no errors; prints a summary
-fio_check() {
-  python3 - "$1" "$2" <<'EOF'
-import json, sys
-text = open(sys.argv[1]).read()   # plain JSON, or normal,json output (header lines, JSON, then the report)
-start = 0 if text.startswith("{") else text.index("\n{") + 1
-j = json.JSONDecoder().raw_decode(text, start)[0]
-job, bs = j["jobs"][0], int(sys.argv[2])
-bad = []
-if job["error"]:
-    bad.append("error %d" % job["error"])
-for d in ("read", "write"):
-    s = job[d]
-    if s["total_ios"] and s["total_ios"] != s["io_bytes"] // bs:
-        bad.append("%s: %d issued, %d completed" % (d, s["total_ios"], s["io_bytes"] // bs))
-    if s["short_ios"] or s["drop_ios"]:
-        bad.append("%s: short %d dropped %d" % (d, s["short_ios"], s["drop_ios"]))
-    if s["total_ios"]:
-        lat = s["lat_ns"]
-        p99 = s["clat_ns"].get("percentile", {}).get("99.000000", 0)
-        print("%-5s IOPS=%.0f BW=%.1f MiB/s (%.0f MB/s) lat mean=%.0f us p99(clat)=%.0f us ios=%d runtime=%d ms"
-              % (d, s["iops"], s["bw_bytes"] / 2**20, s["bw_bytes"] / 1e6, lat["mean"] / 1e3, p99 / 1e3,
-                 s["total_ios"], s["runtime"]))
-print("cpu   usr=%.1f%% sys=%.1f%% ctx=%d" % (job["usr_cpu"], job["sys_cpu"], job["ctx"]))
-if bad:
-    print("BAD: " + "; ".join(bad))
-    sys.exit(1)
-EOF
-}
+fio_check() { python3 "$here/fio_check.py" "$1" "$2"; }
 
 step "fio: pre-create $size with 1 MiB writes over NFSv3, verify=crc32c"
 "$FIO" --name=precreate --ioengine=nfs --nfs_url="$v3" --filename=fio.bin --size="$size" \

@@ -30,7 +30,7 @@ fio_job() {
   if [ -s "$SCEN_DIR/$name.err" ]; then cat "$SCEN_DIR/$name.err"; fi
   [ $rc = 0 ] || fail "fio $name: exit status $rc$( [ $rc = 124 ] && echo " (timed out after ${secs} s)")$(head -c 300 "$SCEN_DIR/$name.err" | tr '\n' ' ' | sed 's/^/: /')"
   [ ! -s "$SCEN_DIR/$name.err" ] || fail "fio $name wrote to stderr: $(head -n1 "$SCEN_DIR/$name.err")"
-  python3 "$INTEROP_ROOT/tests/interop/lib/fio_check.py" "$SCEN_DIR/$name.out" "$bs" | tee "$SCEN_DIR/$name.summary" \
+  python3 "$INTEROP_ROOT/lab/peers/fio_check.py" "$SCEN_DIR/$name.out" "$bs" | tee "$SCEN_DIR/$name.summary" \
     || fail "fio $name: $(grep '^BAD' "$SCEN_DIR/$name.summary")"
   check_server_alive "after fio $name"
 }

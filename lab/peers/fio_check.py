@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/interop/lib/fio_check.py FIO_JSON BS — check one fio job's JSON output; print a summary line.
+"""lab/peers/fio_check.py FIO_JSON BS — check one fio job's JSON output; print a summary line.
 
 Fails (exit 1) when fio reports an error, when an issued I/O did not complete (total_ios differs from
 io_bytes / BS: what fio's nfs engine loses when it tears down with calls in flight), or on short or
@@ -24,8 +24,11 @@ def main(path, bs):
         if s["short_ios"] or s["drop_ios"]:
             bad.append("%s: short %d dropped %d" % (d, s["short_ios"], s["drop_ios"]))
         if s["total_ios"]:
-            print("%s: %s IOPS=%.0f BW=%.1f MiB/s ios=%d runtime=%d ms"
-                  % (job["jobname"], d, s["iops"], s["bw_bytes"] / 2**20, s["total_ios"], s["runtime"]))
+            p99 = s["clat_ns"].get("percentile", {}).get("99.000000", 0)
+            print("%s: %s IOPS=%.0f BW=%.1f MiB/s (%.0f MB/s) lat mean=%.0f us p99(clat)=%.0f us ios=%d runtime=%d ms"
+                  % (job["jobname"], d, s["iops"], s["bw_bytes"] / 2**20, s["bw_bytes"] / 1e6,
+                     s["lat_ns"]["mean"] / 1e3, p99 / 1e3, s["total_ios"], s["runtime"]))
+    print("%s: cpu usr=%.1f%% sys=%.1f%% ctx=%d" % (job["jobname"], job["usr_cpu"], job["sys_cpu"], job["ctx"]))
     if bad:
         print("BAD: " + "; ".join(bad))
         return 1

@@ -16,7 +16,6 @@ if [ "$PROTO" = rdma ]; then
   grep -qi rdma "$SCEN_DIR/probe.out" || skip "RPC-over-RDMA transport not built yet ('nfsbench run --help' has no rdma)"
 fi
 
-need_vm
 cat > "$SCEN_DIR/guest.sh" <<GUEST
 set -euo pipefail
 export SCEN_DIR=$SCEN_DIR
@@ -37,9 +36,4 @@ n=\$(find "\$NFSD_EXPORT" -type f -size 64M | wc -l)
 [ "\$n" -ge 1 ] || fail "no 64 MiB file appeared in the kernel server's export"
 summary "64 MiB write+verify and read+verify against knfsd over $PROTO"
 GUEST
-step "booting the lab VM (the guest log follows)"
-rc=0
-tmo 570 "$INTEROP_ROOT/lab/vm/run.sh" -m 2G -c 2 -t 540 -w "$SCEN_DIR" -e "NFSBENCH=$NFSBENCH" -- bash "$SCEN_DIR/guest.sh" || rc=$?
-[ $rc = 0 ] && exit 0
-[ $rc = 125 ] && fail "the VM died or timed out before the guest script finished (guest kernel log above)"
-fail "guest script failed (exit status $rc)"
+vm_scenario bash "$SCEN_DIR/guest.sh"

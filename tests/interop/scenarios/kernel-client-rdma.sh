@@ -17,11 +17,4 @@ if [ $rc = 2 ] && grep -qi 'rdma' "$SCEN_DIR/probe.out"; then
 fi
 [ $rc = 124 ] || fail "probe 'nfsbench serve --rdma' exited with status $rc (expected 2 'unsupported', or to keep serving)"
 
-need_vm
-step "booting the lab VM (the guest log follows)"
-rc=0
-tmo 570 "$INTEROP_ROOT/lab/vm/run.sh" -m 2G -c 2 -t 540 -w "$SCEN_DIR" -e "NFSBENCH=$NFSBENCH" -- \
-  bash "$INTEROP_ROOT/tests/interop/guest/kernel-client.sh" "$SCEN_DIR" full rdma || rc=$?
-[ $rc = 0 ] && exit 0
-[ $rc = 125 ] && fail "the VM died or timed out before the guest script finished (guest kernel log above)"
-fail "guest script failed (exit status $rc)"
+vm_scenario bash "$INTEROP_ROOT/tests/interop/guest/kernel-client.sh" "$SCEN_DIR" full rdma

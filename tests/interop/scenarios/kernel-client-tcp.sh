@@ -13,11 +13,4 @@
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 
-need_vm
-step "booting the lab VM (the guest log follows)"
-rc=0
-tmo 570 "$INTEROP_ROOT/lab/vm/run.sh" -m 2G -c 2 -t 540 -w "$SCEN_DIR" -e "NFSBENCH=$NFSBENCH" -- \
-  bash "$INTEROP_ROOT/tests/interop/guest/kernel-client.sh" "$SCEN_DIR" full tcp || rc=$?
-[ $rc = 0 ] && exit 0
-[ $rc = 125 ] && fail "the VM died or timed out before the guest script finished (guest kernel log above)"
-fail "guest script failed (exit status $rc)"
+vm_scenario bash "$INTEROP_ROOT/tests/interop/guest/kernel-client.sh" "$SCEN_DIR" full tcp

@@ -1,0 +1,231 @@
+//! Mount options for nfsbench's NFSv3 client: a target plus a `mount.nfs -o` string become a validated
+//! [`MountSpec`], the way Linux would read them, so a mount line copied from a published study means
+//! the same thing here.
+//!
+//! - Targets: `HOST:/EXPORT` (`[IPv6]:/EXPORT`) as mount.nfs takes them, or libnfs URLs
+//!   `nfs://HOST[:PORT]/EXPORT?version=3&nfsport=P&mountport=P&nconnect=N&uid=U&gid=G` (the authority's
+//!   port is the NFS port; the path is percent-decoded). `-o` options override URL parameters.
+//! - Options: comma separated `key`, `key=value`, `nokey`; the last occurrence wins, as in the kernel
+//!   (fs/nfs/fs_context.c). Applied: vers/nfsvers/v3, proto/tcp/rdma, port, mountport, mountproto,
+//!   mountvers, nconnect, remoteports, addr, rsize/wsize (rounded like Linux: [`kernel_io_size`]),
+//!   timeo, retrans, hard/soft/softerr, ro/rw, sec=sys.
+//! - Options that change nothing in nfsbench's client (attribute/lookup cache, locking, bg/fg, VFS
+//!   flags such as noatime, ...) are accepted after their value is checked, and each leaves one line in
+//!   [`MountSpec::notices`] saying why. So does any value Linux would change (`rsize=1000000` →
+//!   999424) and any libnfs URL knob that is a no-op here.
+//! - Everything else is refused with an [`OptionsError`] naming the option as written: NFSv2/v4, UDP,
+//!   Kerberos, TLS, unknown options, out-of-range values.
+//!
+//! [`MountSpec::option_string`] prints the canonical form for reports; parsing it again with the same
+//! target gives the same spec (notices aside). [`MountSpec::connection_addrs`] spreads `nconnect`
+//! connections over `remoteports` round-robin.
+
+mod addrs;
+mod error;
+mod noop;
+mod options;
+mod target;
+mod url;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::net::IpAddr;
+use std::time::Duration;
+
+pub use addrs::MAX_REMOTEPORTS;
+pub use error::{OptionsError, Origin};
+pub use options::{kernel_io_size, DEFAULT_RETRANS, DEFAULT_TIMEO_DS, MAX_IO_SIZE, MAX_NCONNECT, MAX_TIMEO_DS};
+
+/// IANA port `nfsrdma` (RFC 8267, IANA Considerations): what Linux uses for `proto=rdma` without `port=`.
+pub const NFS_RDMA_PORT: u16 = 20049;
+/// The port mapper / rpcbind port (RFC 1833).
+pub const PORTMAPPER_PORT: u16 = 111;
+/// AUTH_SYS identity used when this process's cannot be read (`nobody`).
+pub const NOBODY: u32 = 65534;
+
+/// The transport under RPC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Proto {
+    Tcp,
+    Rdma,
+}
+
+impl fmt::Display for Proto {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Proto::Tcp => "tcp",
+            Proto::Rdma => "rdma",
+        })
+    }
+}
+
+/// Everything nfsbench's client needs to mount an export and connect to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MountSpec {
+    /// The host as given: a name, an IPv4 address, or an IPv6 address without brackets.
+    pub server: String,
+    /// The absolute export path, e.g. `/export`.
+    pub export: String,
+    /// Always 3: only NFSv3 is supported.
+    pub vers: u32,
+    /// `proto=tcp` (default) or `proto=rdma`, or the `tcp` / `rdma` flags.
+    pub proto: Proto,
+    /// The NFS port; `None` (or `port=0`) means ask the port mapper. With rdma, unset means 20049.
+    pub port: Option<u16>,
+    /// The MOUNT port; `None` means ask the port mapper.
+    pub mountport: Option<u16>,
+    /// MOUNT's transport: always tcp.
+    pub mountproto: Proto,
+    /// The port mapper's port: 111.
+    pub portmapper_port: u16,
+    /// Connections to open, 1..=16; default 1.
+    pub nconnect: u16,
+    /// Addresses to spread connections over; empty means the server's resolved address.
+    pub remoteports: Vec<IpAddr>,
+    /// Largest READ, as Linux would use it ([`kernel_io_size`]: 1024, 2048 or a multiple of 4096 up to
+    /// 1048576); default 1048576.
+    pub rsize: u32,
+    /// Largest WRITE, as Linux would use it (like `rsize`); default 1048576.
+    pub wsize: u32,
+    /// Time before a call is retransmitted (`timeo=` deciseconds); default 60 s.
+    pub timeo: Duration,
+    /// Retransmissions before a major timeout; default 2.
+    pub retrans: u32,
+    /// `hard` (default): retry forever; `soft` / `softerr`: fail the call after `retrans` timeouts.
+    pub hard: bool,
+    /// `ro`, or `rw` (default).
+    pub read_only: bool,
+    /// AUTH_SYS uid; default this process's.
+    pub uid: u32,
+    /// AUTH_SYS gid; default this process's.
+    pub gid: u32,
+    /// One line per option accepted without effect (or changed, like a rounded rsize), saying why.
+    pub notices: Vec<String>,
+}
+
+impl MountSpec {
+    /// `target` is `HOST:/EXPORT` (IPv6 as `[::1]:/export`) or a libnfs URL
+    /// `nfs://HOST[:PORT]/EXPORT?version=3&nfsport=P&mountport=P&nconnect=N&uid=U&gid=G`.
+    /// `options` is a mount.nfs `-o` string; options given there override URL parameters.
+    ///
+    /// ```
+    /// use mount_options::MountSpec;
+    /// let spec = MountSpec::parse("127.0.0.1:/export", Some("nconnect=4,remoteports=127.0.0.1-127.0.0.2,noac"))?;
+    /// assert_eq!(spec.connection_addrs()?.len(), 4);
+    /// assert_eq!(spec.notices, ["mount option 'noac' has no effect: nfsbench's client keeps no attribute cache"]);
+    /// # Ok::<(), mount_options::OptionsError>(())
+    /// ```
+    pub fn parse(target: &str, options: Option<&str>) -> Result<MountSpec, OptionsError> {
+        let target = target::parse(target.trim())?;
+        let mut st = options::State::new();
+        if let Some(port) = target.port {
+            st.port = Some(Some(port).filter(|&p| p != 0));
+        }
+        for (key, value) in &target.params {
+            url::apply(&mut st, key, value.as_deref())?;
+        }
+        for entry in options.unwrap_or("").split(',').map(str::trim).filter(|e| !e.is_empty()) {
+            options::apply(&mut st, &options::Opt::new(entry, Origin::MountOption))?;
+        }
+        Ok(finish(st, target.server, target.export))
+    }
+
+    /// The canonical option string for reports, e.g.
+    /// `vers=3,proto=tcp,mountproto=tcp,nconnect=4,rsize=1048576,...,remoteports=127.0.0.1-127.0.0.4`.
+    pub fn option_string(&self) -> String {
+        let mut out = vec![format!("vers={}", self.vers), format!("proto={}", self.proto)];
+        match (self.port, self.proto) {
+            (Some(p), _) => out.push(format!("port={p}")),
+            (None, Proto::Rdma) => out.push("port=0".into()),
+            (None, Proto::Tcp) => {}
+        }
+        if let Some(p) = self.mountport {
+            out.push(format!("mountport={p}"));
+        }
+        out.push(format!("mountproto={}", self.mountproto));
+        out.push(format!("nconnect={}", self.nconnect));
+        out.push(format!("rsize={}", self.rsize));
+        out.push(format!("wsize={}", self.wsize));
+        out.push(format!("timeo={}", self.timeo.as_millis() / 100));
+        out.push(format!("retrans={}", self.retrans));
+        out.push(if self.hard { "hard" } else { "soft" }.into());
+        out.push(if self.read_only { "ro" } else { "rw" }.into());
+        out.push("sec=sys".into());
+        if !self.remoteports.is_empty() {
+            out.push(format!("remoteports={}", addrs::format_remoteports(&self.remoteports)));
+        }
+        out.join(",")
+    }
+
+    /// The address of each connection (`len() == nconnect`): connection `i` goes to
+    /// `remoteports[i % remoteports.len()]`, or, without remoteports, all go to the server's address
+    /// (a name resolved once, IPv4 preferred).
+    pub fn connection_addrs(&self) -> Result<Vec<IpAddr>, OptionsError> {
+        let n = usize::from(self.nconnect.max(1));
+        if self.remoteports.is_empty() {
+            return Ok(vec![addrs::resolve(&self.server)?; n]);
+        }
+        Ok((0..n).map(|i| self.remoteports[i % self.remoteports.len()]).collect())
+    }
+
+    /// The address for the port mapper and MOUNT: the first connection's address (`remoteports[0]`,
+    /// where `addr=` also lands, or the resolved server).
+    pub fn server_addr(&self) -> Result<IpAddr, OptionsError> {
+        match self.remoteports.first() {
+            Some(ip) => Ok(*ip),
+            None => addrs::resolve(&self.server),
+        }
+    }
+}
+
+fn finish(mut st: options::State, server: String, export: String) -> MountSpec {
+    let port = match (st.port, st.proto) {
+        (Some(p), _) => p,
+        (None, Proto::Rdma) => Some(NFS_RDMA_PORT),
+        (None, Proto::Tcp) => None,
+    };
+    let mut remoteports = std::mem::take(&mut st.remoteports);
+    match st.addr {
+        Some(addr) if remoteports.is_empty() => remoteports.push(addr),
+        Some(addr) => {
+            st.notice("addr", format!("mount option 'addr={addr}' has no effect: remoteports= names the addresses"))
+        }
+        None => {}
+    }
+    if remoteports.len() > usize::from(st.nconnect) {
+        let (named, n) = (remoteports.len(), st.nconnect);
+        let line = format!("remoteports names {named} addresses but nconnect={n}: only the first {n} are used");
+        st.notice("remoteports", line);
+    }
+    let (uid, gid) = match (st.uid, st.gid, addrs::process_identity()) {
+        (Some(u), Some(g), _) => (u, g),
+        (u, g, Some((pu, pg))) => (u.unwrap_or(pu), g.unwrap_or(pg)),
+        (u, g, None) => {
+            st.notice("identity", format!("cannot read /proc/self: AUTH_SYS identity defaults to {NOBODY}"));
+            (u.unwrap_or(NOBODY), g.unwrap_or(NOBODY))
+        }
+    };
+    MountSpec {
+        server,
+        export,
+        vers: 3,
+        proto: st.proto,
+        port,
+        mountport: st.mountport,
+        mountproto: Proto::Tcp,
+        portmapper_port: PORTMAPPER_PORT,
+        nconnect: st.nconnect,
+        remoteports,
+        rsize: st.rsize,
+        wsize: st.wsize,
+        timeo: Duration::from_millis(u64::from(st.timeo_ds) * 100),
+        retrans: st.retrans,
+        hard: st.hard,
+        read_only: st.read_only,
+        uid,
+        gid,
+        notices: st.take_notices(),
+    }
+}

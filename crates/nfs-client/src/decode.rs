@@ -1,0 +1,150 @@
+//! Reply decoding, run by [`Pending`](crate::Pending) on the caller's task: the RPC reply header
+//! (RFC 5531 §9), then the procedure's results (RFC 1813 §3.3) decoded whole, trailing bytes refused.
+//! A malformed reply fails its own call only.
+
+use bytes::Bytes;
+use nfs3_proto::{
+    CommitRes, CreateRes, FsinfoRes, FsinfoResOk, GetattrRes, LookupRes, Nfs3Result, NfsStat3, PostOpAttr, RemoveRes,
+    SetattrRes, WriteRes,
+};
+use onc_rpc::{AcceptStat, MessageBody, ReplyBody, RpcMessage};
+use xdr::{XdrDecode, XdrReader};
+
+use crate::error::ClientError;
+use crate::transport::RpcReply;
+use crate::types::{Attr, FileHandle, ReadReply, StableHow, WriteReply};
+
+/// The results of a MSG_ACCEPTED / SUCCESS reply, borrowed from the record.
+pub(crate) fn results<'a>(proc: &'static str, record: &'a [u8]) -> Result<&'a [u8], ClientError> {
+    let (msg, body) = RpcMessage::decode(record).map_err(|e| ClientError::protocol(proc, e))?;
+    match msg.body {
+        MessageBody::Call(_) => Err(ClientError::protocol(proc, "a CALL message where a reply was expected")),
+        MessageBody::Reply(ReplyBody::Denied(reason)) => Err(ClientError::RpcDenied { proc, reason }),
+        MessageBody::Reply(ReplyBody::Accepted(a)) if a.stat != AcceptStat::Success => {
+            Err(ClientError::RpcAccept { proc, stat: a.stat })
+        }
+        MessageBody::Reply(ReplyBody::Accepted(_)) => Ok(body),
+    }
+}
+
+/// Decodes the whole results of `proc` as `T` (RFC 1813 §3.3), refusing trailing bytes.
+fn whole<'a, T: XdrDecode<'a>>(proc: &'static str, record: &'a [u8]) -> Result<T, ClientError> {
+    let body = results(proc, record)?;
+    xdr::decode_exact(body).map_err(|e| ClientError::protocol(proc, e))
+}
+
+/// The success arm of a result, or the NFS error.
+fn ok<T, F>(proc: &'static str, res: Nfs3Result<T, F>) -> Result<T, ClientError> {
+    res.into_result().map_err(|(status, _)| ClientError::Nfs { proc, status })
+}
+
+fn attr(a: &PostOpAttr) -> Option<Attr> {
+    a.as_ref().map(Attr::from)
+}
+
+/// NULL: void results.
+pub(crate) fn null(proc: &'static str, reply: RpcReply, _: u32) -> Result<(), ClientError> {
+    let body = results(proc, &reply.record)?;
+    XdrReader::new(body).finish().map_err(|e| ClientError::protocol(proc, e))
+}
+
+/// GETATTR (RFC 1813 §3.3.1).
+pub(crate) fn getattr(proc: &'static str, reply: RpcReply, _: u32) -> Result<Attr, ClientError> {
+    let ok = ok(proc, whole::<GetattrRes>(proc, &reply.record)?)?;
+    Ok(Attr::from(&ok.obj_attributes))
+}
+
+/// LOOKUP (RFC 1813 §3.3.3): `None` for NFS3ERR_NOENT; attributes are optional in the reply.
+pub(crate) fn lookup(
+    proc: &'static str,
+    reply: RpcReply,
+    _: u32,
+) -> Result<Option<(FileHandle, Option<Attr>)>, ClientError> {
+    match whole::<LookupRes>(proc, &reply.record)? {
+        Nfs3Result::Ok(ok) => Ok(Some((FileHandle(ok.object), attr(&ok.obj_attributes)))),
+        Nfs3Result::Fail(nfs3_proto::NfsErr3::NoEnt, _) => Ok(None),
+        Nfs3Result::Fail(status, _) => Err(ClientError::Nfs { proc, status }),
+    }
+}
+
+/// CREATE and MKDIR (RFC 1813 §3.3.8, §3.3.9): handle and attributes, both optional in the reply.
+pub(crate) fn create(
+    proc: &'static str,
+    reply: RpcReply,
+    _: u32,
+) -> Result<(Option<FileHandle>, Option<Attr>), ClientError> {
+    let ok = ok(proc, whole::<CreateRes>(proc, &reply.record)?)?;
+    Ok((ok.obj.map(FileHandle), attr(&ok.obj_attributes)))
+}
+
+/// SETATTR (RFC 1813 §3.3.2): the attributes after, if the server sent them.
+pub(crate) fn setattr(proc: &'static str, reply: RpcReply, _: u32) -> Result<Option<Attr>, ClientError> {
+    let ok = ok(proc, whole::<SetattrRes>(proc, &reply.record)?)?;
+    Ok(attr(&ok.obj_wcc.after))
+}
+
+/// REMOVE (RFC 1813 §3.3.12).
+pub(crate) fn remove(proc: &'static str, reply: RpcReply, _: u32) -> Result<(), ClientError> {
+    ok(proc, whole::<RemoveRes>(proc, &reply.record)?).map(drop)
+}
+
+/// FSINFO (RFC 1813 §3.3.19).
+pub(crate) fn fsinfo(proc: &'static str, reply: RpcReply, _: u32) -> Result<FsinfoResOk, ClientError> {
+    ok(proc, whole::<FsinfoRes>(proc, &reply.record)?)
+}
+
+/// COMMIT (RFC 1813 §3.3.21): the write verifier.
+pub(crate) fn commit(proc: &'static str, reply: RpcReply, _: u32) -> Result<[u8; 8], ClientError> {
+    Ok(ok(proc, whole::<CommitRes>(proc, &reply.record)?)?.verf.0)
+}
+
+/// WRITE (RFC 1813 §3.3.7); `sent` is the number of bytes the call carried.
+pub(crate) fn write(proc: &'static str, reply: RpcReply, sent: u32) -> Result<WriteReply, ClientError> {
+    let ok = ok(proc, whole::<WriteRes>(proc, &reply.record)?)?;
+    // RFC 1813 §3.3.7: count is the number of bytes written, at most the number sent.
+    if ok.count > sent {
+        return Err(ClientError::protocol(proc, format!("server wrote {} bytes of {sent} sent", ok.count)));
+    }
+    Ok(WriteReply { count: ok.count, committed: StableHow::from_nfs3(ok.committed), verifier: ok.verf.0 })
+}
+
+/// READ (RFC 1813 §3.3.6), decoded by hand so the data is a zero-copy slice of the record, or the
+/// payload a transport placed apart from it (the record then holds the length word only).
+pub(crate) fn read(proc: &'static str, reply: RpcReply, requested: u32) -> Result<ReadReply, ClientError> {
+    let bad = |e: xdr::XdrError| ClientError::protocol(proc, e);
+    let body = results(proc, &reply.record)?;
+    let mut r = XdrReader::new(body);
+    let status = NfsStat3::decode(&mut r).map_err(bad)?;
+    let _attributes = PostOpAttr::decode(&mut r).map_err(bad)?;
+    if let Some(status) = status.error() {
+        r.finish().map_err(bad)?;
+        return Err(ClientError::Nfs { proc, status });
+    }
+    let count = r.get_u32().map_err(bad)?;
+    let eof = r.get_bool().map_err(bad)?;
+    let len = r.get_u32().map_err(bad)?;
+    let data = match reply.payload {
+        Some(payload) => payload,
+        None => {
+            let bytes = r.get_opaque_fixed(len as usize).map_err(bad)?;
+            slice_of(&reply.record, bytes)
+        }
+    };
+    r.finish().map_err(bad)?;
+    // RFC 1813 §3.3.6: count is the number of bytes of data returned; never more than asked for.
+    if data.len() != len as usize || count != len {
+        return Err(ClientError::protocol(proc, format!("count {count} but {} bytes of data", data.len())));
+    }
+    if count > requested {
+        return Err(ClientError::protocol(proc, format!("{count} bytes returned, {requested} asked for")));
+    }
+    Ok(ReadReply { data, eof })
+}
+
+/// `part` (borrowed from `record`) as a `Bytes` sharing the record's buffer.
+fn slice_of(record: &Bytes, part: &[u8]) -> Bytes {
+    if part.is_empty() {
+        return Bytes::new();
+    }
+    record.slice_ref(part)
+}

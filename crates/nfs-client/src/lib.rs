@@ -1,0 +1,90 @@
+//! nfsbench's NFSv3 client (RFC 1813) over TCP, on Tokio: mount an export from a
+//! [`MountSpec`](mount_options::MountSpec), then call NFS procedures with many calls in flight.
+//!
+//! # Mounting
+//!
+//! [`NfsClient::mount`] asks the port mapper (RFC 1833, PMAPPROC_GETPORT) for the NFS and MOUNT ports
+//! not given in the options, gets the root handle with MOUNT MNT (both on short-lived connections to
+//! the first address), opens `nconnect` connections, one to each of `spec.connection_addrs()` at the
+//! NFS port, and reads FSINFO: [`rsize`](NfsClient::rsize) / [`wsize`](NfsClient::wsize) are the
+//! options lowered to the server's `rtmax` / `wtmax`, as Linux does. Calls carry an AUTH_SYS
+//! credential with `spec.uid` / `spec.gid` and this host's name. Connections use any local port, so a
+//! server that wants privileged ports (knfsd's `secure` default) needs `insecure` on the export.
+//! `proto=rdma` is refused for now.
+//!
+//! # Calls
+//!
+//! The procedures are `async` methods ([`NfsClient::read`], [`NfsClient::write`], [`NfsClient::lookup`],
+//! ...). READ, WRITE and COMMIT also come in two phases: `submit_*` encodes the call and hands it to a
+//! connection without awaiting anything, returning a [`Pending`] future for the reply, so a load
+//! engine can time submission and completion apart (fio's slat and clat). Nothing bounds the calls in
+//! flight: the caller does (its iodepth).
+//!
+//! Calls are spread over the connections round-robin. Each connection has a writer task that sends
+//! whatever is queued in one vectored write (WRITE data goes out from the caller's [`bytes::Bytes`],
+//! never copied) and a reader task that splits replies off its receive buffer and matches them to
+//! calls by xid; READ data is a slice of that buffer ([`ReadReply::data`]). A reply is decoded by the
+//! [`Pending`] that awaits it, so a malformed reply fails only its own call; replies matching no call
+//! are counted and dropped; a broken record stream drops the connection.
+//!
+//! # Timeouts and reconnection
+//!
+//! As the Linux client over TCP (nfs(5)): a call without a reply after `timeo` is retransmitted with
+//! the same xid, each wait `timeo` longer (at most 600 s); after `retrans` retransmissions a soft mount
+//! fails the call with [`ClientError::TimedOut`], a hard mount logs "server not responding, still
+//! trying" and keeps going. A lost connection is re-established (backing off while that fails) and
+//! every outstanding call is sent again on it. [`NfsClient::connections`] and [`NfsClient::stats`]
+//! count calls, retransmissions, reconnections and timeouts.
+//!
+//! # Transports
+//!
+//! The procedure layer talks to an [`RpcTransport`]: encoded calls in (inline bytes, plus the WRITE
+//! payload at its XDR position), reply records out (plus directly placed READ data), so an
+//! RPC-over-RDMA transport (RFC 8166) can be added beside [`TcpTransport`] without touching it.
+//!
+//! # Example
+//!
+//! ```no_run
+//! use bytes::Bytes;
+//! use mount_options::MountSpec;
+//! use nfs_client::{CreateHow, NfsClient, StableHow};
+//!
+//! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+//! let spec = MountSpec::parse("127.0.0.1:/export", Some("vers=3,nconnect=2,timeo=600,retrans=2"))?;
+//! let client = NfsClient::mount(&spec).await?;
+//! let (fh, _attr) = client.create(client.root(), "data", CreateHow::Unchecked, 0o644).await?;
+//! client.write(&fh, 0, Bytes::from_static(b"hello"), StableHow::Unstable).await?;
+//! client.commit(&fh, 0, 0).await?;
+//!
+//! // Two phases: submit now, wait later.
+//! let pending = client.submit_read(&fh, 0, 4096);
+//! let reply = pending.await?;
+//! assert_eq!(&reply.data[..], b"hello");
+//! client.unmount().await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Errors
+//!
+//! One enum, [`ClientError`]: NFS statuses (`"READ failed: NFS3ERR_IO"`), MOUNT statuses, RPC-level
+//! refusals, socket errors naming the address, soft timeouts, malformed replies, unsupported options.
+
+mod client;
+mod decode;
+mod encode;
+mod error;
+mod mount;
+mod pending;
+mod procedures;
+pub mod tcp;
+pub mod transport;
+mod types;
+
+pub use client::NfsClient;
+pub use error::ClientError;
+pub use nfs3_proto::{FsinfoResOk, NfsErr3};
+pub use pending::Pending;
+pub use tcp::{TcpOptions, TcpTransport};
+pub use transport::{BulkPayload, ReplyReceiver, ReplySender, RpcCall, RpcReply, RpcTransport};
+pub use types::{Attr, ClientStats, ConnectionInfo, CreateHow, FileHandle, FileKind, ReadReply, StableHow, WriteReply};

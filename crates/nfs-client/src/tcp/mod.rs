@@ -1,0 +1,142 @@
+//! RPC over TCP (RFC 5531 §11 record marking) with `nconnect` connections.
+//!
+//! Each connection slot has a driver task (connect, reconnect), a reader and a writer task on the
+//! current TCP connection, and a timer task for retransmissions; calls are spread over the slots
+//! round-robin, as the Linux client does with `nconnect`. Sockets bind any local port: servers that
+//! insist on a privileged source port ("secure", the knfsd default) need `insecure` on the export.
+
+mod connection;
+mod driver;
+mod framing;
+mod reader;
+mod retransmit;
+mod writer;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use onc_rpc::RecordLimits;
+use tokio::sync::watch;
+use tokio::task::{JoinHandle, JoinSet};
+
+use crate::error::ClientError;
+use crate::transport::{ReplySender, RpcCall, RpcTransport};
+use crate::types::{ClientStats, ConnectionInfo};
+use connection::{Connection, Shared};
+pub(crate) use driver::{connect, connect_timeout};
+pub(crate) use framing::RecordSplitter;
+use retransmit::RetransmitPolicy;
+
+/// Room for the RPC and NFS headers of a READ reply beyond its data (verifier up to 400 bytes,
+/// attributes, counts), with plenty to spare.
+pub const REPLY_HEADROOM: usize = 64 << 10;
+
+/// How a [`TcpTransport`] behaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TcpOptions {
+    /// Wait before the first retransmission (nfs(5) `timeo`).
+    pub timeo: Duration,
+    /// Retransmissions before a major timeout (nfs(5) `retrans`).
+    pub retrans: u32,
+    /// Hard mount: retry forever after major timeouts; soft: fail the call.
+    pub hard: bool,
+    /// Largest reply record accepted; a larger one breaks the connection. `rsize` + [`REPLY_HEADROOM`].
+    pub max_record: usize,
+}
+
+/// The TCP [`RpcTransport`]: one connection per address given, reconnected when lost.
+#[derive(Debug)]
+pub struct TcpTransport {
+    connections: Vec<Arc<Connection>>,
+    next: AtomicUsize,
+    shutdown: watch::Sender<bool>,
+    tasks: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl TcpTransport {
+    /// Connects to every address (all at once) and starts the connections' tasks. Fails if any
+    /// connection cannot be made. Must be called inside a Tokio runtime.
+    pub async fn connect(addrs: &[SocketAddr], options: TcpOptions) -> Result<Self, ClientError> {
+        if addrs.is_empty() {
+            return Err(ClientError::Unsupported("a mount needs at least one connection".into()));
+        }
+        let policy = RetransmitPolicy { timeo: options.timeo, retrans: options.retrans, hard: options.hard };
+        let limits = RecordLimits { max_record: options.max_record, ..RecordLimits::default() };
+        let shared = Arc::new(Shared { policy, limits, not_responding: AtomicBool::new(false) });
+        let timeout = connect_timeout(options.timeo);
+        let mut attempts = JoinSet::new();
+        for (index, &addr) in addrs.iter().enumerate() {
+            attempts.spawn(async move { (index, addr, connect(addr, timeout).await) });
+        }
+        let mut sockets = Vec::with_capacity(addrs.len());
+        while let Some(joined) = attempts.join_next().await {
+            let (index, addr, socket) = joined.map_err(|e| ClientError::Unsupported(format!("connect task: {e}")))?;
+            let socket = socket.map_err(|source| ClientError::Io { addr, source })?;
+            sockets.push((index, addr, socket));
+        }
+        sockets.sort_by_key(|(index, _, _)| *index);
+        let (shutdown, stopped) = watch::channel(false);
+        let mut connections = Vec::with_capacity(sockets.len());
+        let mut tasks = Vec::with_capacity(2 * sockets.len());
+        for (index, addr, socket) in sockets {
+            let conn = Arc::new(Connection::new(index, addr, Arc::clone(&shared)));
+            tasks.push(tokio::spawn(driver::run(Arc::clone(&conn), socket, stopped.clone())));
+            tasks.push(tokio::spawn(retransmit::run(Arc::clone(&conn), stopped.clone())));
+            connections.push(conn);
+        }
+        Ok(TcpTransport { connections, next: AtomicUsize::new(0), shutdown, tasks: Mutex::new(tasks) })
+    }
+}
+
+impl RpcTransport for TcpTransport {
+    fn submit(&self, call: RpcCall, reply: ReplySender) {
+        let n = self.connections.len();
+        let i = if n == 1 { 0 } else { self.next.fetch_add(1, Relaxed) % n };
+        match self.connections.get(i) {
+            Some(conn) => conn.submit(call, reply),
+            None => reply.send(Err(ClientError::Closed { proc: call.proc })),
+        }
+    }
+
+    fn connections(&self) -> Vec<ConnectionInfo> {
+        self.connections.iter().map(|c| c.info()).collect()
+    }
+
+    fn stats(&self) -> ClientStats {
+        let mut s = ClientStats::default();
+        for c in &self.connections {
+            let k = &c.counters;
+            s.calls += k.calls.load(Relaxed);
+            s.retransmissions += k.retransmissions.load(Relaxed);
+            s.reconnects += k.reconnects.load(Relaxed);
+            s.soft_timeouts += k.soft_timeouts.load(Relaxed);
+            s.major_timeouts += k.major_timeouts.load(Relaxed);
+            s.unknown_replies += k.unknown_replies.load(Relaxed);
+        }
+        s
+    }
+
+    fn shutdown(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        self.shutdown.send_replace(true);
+        let tasks = std::mem::take(&mut *self.tasks.lock().unwrap_or_else(PoisonError::into_inner));
+        Box::pin(async move {
+            for task in tasks {
+                let _ = task.await;
+            }
+            // Calls submitted after the drivers ended.
+            for conn in &self.connections {
+                conn.close();
+            }
+        })
+    }
+}
+
+impl Drop for TcpTransport {
+    fn drop(&mut self) {
+        self.shutdown.send_replace(true);
+    }
+}

@@ -25,6 +25,13 @@ enum Command {
     Decode(commands::decode::DecodeArgs),
     /// Serve NFSv3 and MOUNT v3 over TCP from RAM disks or local directories.
     Serve(commands::serve::ServeArgs),
+    /// Run fio-style jobs against an NFS export through nfsbench's own client (`nfsbench run --help`).
+    #[command(disable_help_flag = true)]
+    Run {
+        /// A job file, fio options (--name=N --rw=... --bs=...), --target, -o MOUNT_OPTIONS, --output-format
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -32,6 +39,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Decode(args) => commands::decode::run(&args),
         Command::Serve(args) => commands::serve::run(&args),
+        Command::Run { args } => commands::run::run(&args),
     };
     match result {
         Ok(code) => code,

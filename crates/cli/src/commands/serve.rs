@@ -82,7 +82,7 @@ enum Failure {
 }
 
 pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
-    init_logging();
+    super::init_logging();
     match serve(args) {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(Failure::Usage(message)) => {
@@ -94,14 +94,6 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::FAILURE)
         }
     }
-}
-
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    // Fails only when a subscriber is already installed, which is then kept.
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(ansi).with_writer(std::io::stderr).try_init();
 }
 
 /// Rejects the options this build cannot honour, naming them.

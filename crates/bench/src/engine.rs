@@ -1,0 +1,261 @@
+//! A whole run: groups one after another (fio's `stonewall`), the jobs of a group and their `numjobs`
+//! clones at once. Each group's files are laid out before its clock starts; CPU use is sampled around
+//! each group, so a job's `usr_cpu`/`sys_cpu` is the client process's over its group's run (all
+//! clones share one process, unlike fio's per-thread figures).
+
+use crate::error::EngineError;
+use crate::layout::{prepare_file, LayoutRequest, PreparedFile};
+use crate::live::LiveCounters;
+use crate::offsets::Region;
+use crate::paths::{job_directory, resolve_directory};
+use crate::permutation::splitmix64;
+use crate::verify::{Verifier, VerifyKind, HEADER_LEN};
+use crate::worker::{self, WorkerOutcome, WorkerSetup};
+use fio_job::{JobSet, JobSpec, Verify};
+use nfs_client::NfsClient;
+use report::{CpuSnapshot, CpuUsage, JobResult};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// How the engine runs and what it shares with its caller.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// Export path the target names (to interpret absolute `directory=` values).
+    pub export: String,
+    /// Counters for a progress line.
+    pub live: Arc<LiveCounters>,
+    /// Print fio's "Laying out IO file" lines on stderr.
+    pub verbose_layout: bool,
+}
+
+/// The run's results: one per job clone, in job order, and what went wrong.
+#[derive(Debug)]
+pub struct EngineRun {
+    pub results: Vec<JobResult>,
+    /// One line per failed clone (I/O error or verify failure).
+    pub failures: Vec<String>,
+    /// Notes worth telling the user (how `directory=` was taken, ...).
+    pub notices: Vec<String>,
+}
+
+/// One clone to run.
+struct Clone_ {
+    jobnum: u32,
+    spec: Arc<JobSpec>,
+    files: Vec<String>,
+    verifier: Option<Verifier>,
+    seed: u64,
+}
+
+/// Run every group of `set` against `client`.
+pub async fn run(client: &NfsClient, set: &JobSet, config: &EngineConfig) -> Result<EngineRun, EngineError> {
+    let mut run = EngineRun { results: Vec::new(), failures: Vec::new(), notices: Vec::new() };
+    let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (i, job) in set.jobs.iter().enumerate() {
+        groups.entry(job.group).or_default().push(i);
+    }
+    for jobs in groups.values() {
+        run_group(client, set, jobs, config, &mut run).await?;
+    }
+    Ok(run)
+}
+
+async fn run_group(
+    client: &NfsClient,
+    set: &JobSet,
+    jobs: &[usize],
+    config: &EngineConfig,
+    run: &mut EngineRun,
+) -> Result<(), EngineError> {
+    let mut clones = Vec::new();
+    let mut requests: BTreeMap<String, LayoutRequest> = BTreeMap::new();
+    for &job_index in jobs {
+        let spec = Arc::new(set.jobs[job_index].clone());
+        check_sizes(&spec, client)?;
+        let verifier = verifier_for(&spec)?;
+        let (dir, notice) = job_directory(&spec, &config.export);
+        run.notices.extend(notice);
+        for jobnum in 0..spec.numjobs.max(1) {
+            let names = spec.file_names(jobnum);
+            let mut files = Vec::new();
+            for (filenum, name) in names.iter().enumerate() {
+                let path = if dir.is_empty() { name.clone() } else { format!("{dir}/{name}") };
+                let region = Region { start: spec.offset, len: spec.file_size(filenum as u32) };
+                let request = requests.entry(path.clone()).or_insert_with(|| LayoutRequest {
+                    name: path.clone(),
+                    region,
+                    fill: false,
+                    verifier,
+                });
+                request.region.len = request.region.len.max(region.len);
+                request.fill |= spec.rw.reads();
+                request.verifier = request.verifier.or(verifier);
+                files.push(path);
+            }
+            clones.push(Clone_ {
+                jobnum,
+                spec: spec.clone(),
+                files,
+                verifier,
+                seed: seed_for(&spec, job_index, jobnum),
+            });
+        }
+    }
+    let prepared = prepare_all(client, requests, config).await?;
+    let cpu_before = CpuSnapshot::now().ok();
+    let started = Instant::now();
+    let mut handles = Vec::new();
+    for clone in &clones {
+        let files = clone.files.iter().filter_map(|p| prepared.get(p).cloned()).collect();
+        let setup = WorkerSetup {
+            client: client.clone(),
+            spec: clone.spec.clone(),
+            files,
+            verifier: clone.verifier,
+            seed: clone.seed,
+            live: config.live.clone(),
+        };
+        handles.push(tokio::spawn(worker::run(setup)));
+    }
+    let mut outcomes = Vec::new();
+    for handle in handles {
+        outcomes.push(handle.await.map_err(|e| EngineError::Usage(format!("a job task ended abnormally: {e}")))?);
+    }
+    let wall = started.elapsed();
+    let cpu = match (cpu_before, CpuSnapshot::now().ok()) {
+        (Some(a), Some(b)) => CpuUsage::between(&a, &b, wall),
+        _ => CpuUsage::default(),
+    };
+    let cpu = share_of(&cpu, clones.len());
+    for (clone, outcome) in clones.iter().zip(outcomes) {
+        if let Some(error) = &outcome.error {
+            run.failures.push(format!("job '{}' (clone {}): {error}", clone.spec.name, clone.jobnum));
+        }
+        run.results.push(result_for(clone, outcome, cpu.clone()));
+    }
+    Ok(())
+}
+
+/// Lay out every distinct file of the group, a few at a time.
+async fn prepare_all(
+    client: &NfsClient,
+    requests: BTreeMap<String, LayoutRequest>,
+    config: &EngineConfig,
+) -> Result<BTreeMap<String, PreparedFile>, EngineError> {
+    use futures_util::stream::{self, StreamExt, TryStreamExt};
+    let mut dirs: BTreeMap<String, nfs_client::FileHandle> = BTreeMap::new();
+    for path in requests.keys() {
+        let dir = path.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+        if let std::collections::btree_map::Entry::Vacant(entry) = dirs.entry(dir) {
+            let fh = resolve_directory(client, entry.key()).await?;
+            entry.insert(fh);
+        }
+    }
+    let root = client.root().clone();
+    let verbose = config.verbose_layout;
+    stream::iter(requests.into_values().enumerate())
+        .map(|(i, request)| {
+            let (dir, leaf) = match request.name.rsplit_once('/') {
+                Some((d, l)) => (dirs.get(d).cloned().unwrap_or_else(|| root.clone()), l.to_string()),
+                None => (root.clone(), request.name.clone()),
+            };
+            async move {
+                let mut local = request.clone();
+                local.name = leaf;
+                let (mut file, written) = prepare_file(client, &dir, &local, splitmix64(i as u64)).await?;
+                file.name = request.name.clone();
+                if verbose && written > 0 {
+                    eprintln!("{}: Laying out IO file (1 file / {}MiB)", request.name, written >> 20);
+                }
+                Ok::<_, EngineError>((request.name, file))
+            }
+        })
+        .buffer_unordered(4)
+        .try_collect()
+        .await
+}
+
+/// Every I/O must fit one call: the client refuses reads over rsize and writes over wsize.
+fn check_sizes(spec: &JobSpec, client: &NfsClient) -> Result<(), EngineError> {
+    let reads = spec.rw.reads() || spec.verify.is_some();
+    let checks = [
+        (reads, &spec.bs[0], client.rsize(), "read", "rsize"),
+        (spec.rw.writes(), &spec.bs[1], client.wsize(), "write", "wsize"),
+    ];
+    for (used, bs, limit, what, option) in checks {
+        if used && bs.max() > u64::from(limit) {
+            return Err(EngineError::Usage(format!(
+                "job '{}': {what} block size {} is larger than the mount's {option}={limit}; nfsbench sends one call per I/O",
+                spec.name,
+                bs.max()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// One clone's share of the process's CPU use: fio reports each job thread's own use, and summing
+/// `usr_cpu × job_runtime` over the jobs gives the client's CPU time; equal shares keep that sum right.
+fn share_of(cpu: &CpuUsage, clones: usize) -> CpuUsage {
+    let n = clones.max(1) as f64;
+    let part = |v: u64| (v as f64 / n).round() as u64;
+    CpuUsage {
+        usr_pct: cpu.usr_pct / n,
+        sys_pct: cpu.sys_pct / n,
+        ctx: part(cpu.ctx),
+        majf: part(cpu.majf),
+        minf: part(cpu.minf),
+        cpu_seconds: cpu.cpu_seconds / n,
+        ..cpu.clone()
+    }
+}
+
+fn verifier_for(spec: &JobSpec) -> Result<Option<Verifier>, EngineError> {
+    let Some(verify) = spec.verify else { return Ok(None) };
+    let kind = match verify {
+        Verify::Crc32c => VerifyKind::Crc32c,
+        Verify::Md5 => VerifyKind::Md5,
+    };
+    let min_bs = spec.bs.iter().map(|b| crate::offsets::BlockSizer::new(b).min()).min().unwrap_or(4096);
+    // fio's default unit is the block size; 4 KiB units (when the block sizes allow) let a job with
+    // one block size check what a job with another wrote, for about 1% of header overhead.
+    let default = if min_bs % 4096 == 0 { 4096 } else { min_bs };
+    let interval = spec.verify_interval.unwrap_or(default);
+    if interval < HEADER_LEN as u64 * 2 || min_bs % interval != 0 {
+        return Err(EngineError::Usage(format!(
+            "job '{}': verify_interval={interval} must be at least {} bytes and divide the smallest block size ({min_bs})",
+            spec.name,
+            HEADER_LEN * 2
+        )));
+    }
+    Ok(Some(Verifier::new(kind, interval)))
+}
+
+/// fio's random seeds: fixed with `randrepeat` (the default), from `randseed` when given, else from the
+/// clock; each clone gets its own stream.
+fn seed_for(spec: &JobSpec, job_index: usize, jobnum: u32) -> u64 {
+    let base = match (spec.randseed, spec.randrepeat) {
+        (Some(seed), _) => seed,
+        (None, true) => 0x6e66_7362_656e_6368,
+        (None, false) => {
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+        }
+    };
+    splitmix64(base ^ ((job_index as u64) << 32 | u64::from(jobnum)))
+}
+
+fn result_for(clone: &Clone_, outcome: WorkerOutcome, cpu: CpuUsage) -> JobResult {
+    JobResult {
+        name: clone.spec.name.clone(),
+        groupid: clone.spec.group,
+        jobs: 1,
+        error: outcome.errno,
+        runtime: outcome.runtime,
+        recorder: outcome.recorder,
+        cpu,
+        job_options: clone.spec.job_options.clone(),
+        description: clone.spec.description.clone(),
+        verify_errors: outcome.verify_errors,
+    }
+}

@@ -1,0 +1,138 @@
+//! Files before the I/O starts, as fio lays them out: directories on the way are made, missing files are
+//! created, and a file that a job reads but that is shorter than its region is written out to full size
+//! ("Laying out IO file"), with verify units when the job verifies. fio's nfs engine skips this and fails
+//! on read jobs; nfsbench must not.
+
+use crate::error::EngineError;
+use crate::offsets::Region;
+use crate::verify::Verifier;
+use bytes::Bytes;
+use futures_util::stream::{FuturesUnordered, StreamExt};
+use nfs_client::{CreateHow, FileHandle, NfsClient, StableHow};
+
+/// A file ready for a job: its handle, name (relative to the job's directory) and the region it uses.
+#[derive(Debug, Clone)]
+pub struct PreparedFile {
+    pub name: String,
+    pub fh: FileHandle,
+    pub region: Region,
+}
+
+/// What the layout of one file must achieve.
+#[derive(Debug, Clone)]
+pub struct LayoutRequest {
+    pub name: String,
+    pub region: Region,
+    /// The file must hold data up to the region's end (a job reads it).
+    pub fill: bool,
+    pub verifier: Option<Verifier>,
+}
+
+/// Writes in flight while laying out a file.
+const LAYOUT_DEPTH: usize = 8;
+/// Mode of files and directories nfsbench creates.
+const FILE_MODE: u32 = 0o644;
+const DIR_MODE: u32 = 0o755;
+
+/// Resolve (and create) `name` under `dir`, then fill it if asked. Returns the file and the bytes written.
+pub async fn prepare_file(
+    client: &NfsClient,
+    dir: &FileHandle,
+    request: &LayoutRequest,
+    seed: u64,
+) -> Result<(PreparedFile, u64), EngineError> {
+    let (parent, leaf) = make_parents(client, dir, &request.name).await?;
+    let (fh, attr) = match client.lookup(&parent, leaf).await.map_err(|e| EngineError::file(&request.name, e))? {
+        Some(found) => found,
+        None => client
+            .create(&parent, leaf, CreateHow::Unchecked, FILE_MODE)
+            .await
+            .map_err(|e| EngineError::file(&request.name, e))?,
+    };
+    let end = request.region.start + request.region.len;
+    let mut written = 0;
+    if request.fill && attr.size < end {
+        let from = fill_start(attr.size, request.region, request.verifier.map_or(1, |v| v.interval()));
+        written = fill(client, &fh, from, end, request.verifier, seed)
+            .await
+            .map_err(|e| EngineError::file(&request.name, e))?;
+    }
+    Ok((PreparedFile { name: request.name.clone(), fh, region: request.region }, written))
+}
+
+/// Walk `path`'s directories below `dir`, making the missing ones; returns the parent and the leaf name.
+async fn make_parents<'p>(
+    client: &NfsClient,
+    dir: &FileHandle,
+    path: &'p str,
+) -> Result<(FileHandle, &'p str), EngineError> {
+    let mut parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty() && *p != ".").collect();
+    let leaf = parts.pop().ok_or_else(|| EngineError::Usage(format!("file name '{path}' names no file")))?;
+    let mut current = dir.clone();
+    for part in parts {
+        current = match client.lookup(&current, part).await.map_err(|e| EngineError::file(path, e))? {
+            Some((fh, _)) => fh,
+            None => client.mkdir(&current, part, DIR_MODE).await.map_err(|e| EngineError::file(path, e))?.0,
+        };
+    }
+    Ok((current, leaf))
+}
+
+/// Where filling resumes: the last whole unit below the current size, never before the region.
+fn fill_start(size: u64, region: Region, unit: u64) -> u64 {
+    if size <= region.start {
+        region.start
+    } else {
+        region.start + (size - region.start) / unit * unit
+    }
+}
+
+/// Write `[from, end)` in wsize-sized chunks, verify units when a verifier is given, then COMMIT.
+async fn fill(
+    client: &NfsClient,
+    fh: &FileHandle,
+    from: u64,
+    end: u64,
+    verifier: Option<Verifier>,
+    seed: u64,
+) -> Result<u64, nfs_client::ClientError> {
+    let unit = verifier.map_or(4096, |v| v.interval());
+    let chunk = (u64::from(client.wsize()) / unit * unit).max(unit);
+    let filler = Bytes::from(crate::buffers::random_bytes(chunk as usize, seed));
+    let mut in_flight = FuturesUnordered::new();
+    let mut offset = from;
+    let mut written = 0;
+    while offset < end || !in_flight.is_empty() {
+        while offset < end && in_flight.len() < LAYOUT_DEPTH {
+            let len = chunk.min(end - offset);
+            let data = match verifier {
+                Some(v) => {
+                    let mut buf = vec![0u8; len as usize];
+                    v.fill(&mut buf, offset, seed ^ offset);
+                    Bytes::from(buf)
+                }
+                None => filler.slice(..len as usize),
+            };
+            in_flight.push(client.submit_write(fh, offset, data, StableHow::Unstable));
+            offset += len;
+        }
+        if let Some(reply) = in_flight.next().await {
+            written += u64::from(reply?.count);
+        }
+    }
+    client.commit(fh, 0, 0).await?;
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filling_resumes_at_the_last_whole_unit_inside_the_region() {
+        let region = Region { start: 4096, len: 1 << 20 };
+        assert_eq!(fill_start(0, region, 4096), 4096);
+        assert_eq!(fill_start(4096 + 10_000, region, 4096), 4096 + 8192);
+        assert_eq!(fill_start(4096 + 8192, region, 4096), 4096 + 8192);
+    }
+}

@@ -1,0 +1,53 @@
+//! Counters the workers bump as calls complete, read by the progress line while the run goes on.
+
+use report::Dir;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// Bytes and I/Os completed so far, and clones running.
+#[derive(Debug, Default)]
+pub struct LiveCounters {
+    bytes: [AtomicU64; 2],
+    ios: [AtomicU64; 2],
+    running: AtomicU32,
+}
+
+/// A reading of the counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LiveSnapshot {
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub running: u32,
+}
+
+impl LiveCounters {
+    /// Count one completed I/O of `bytes`.
+    pub fn add(&self, dir: Dir, bytes: u64) {
+        let i = match dir {
+            Dir::Read => 0,
+            Dir::Write => 1,
+        };
+        self.bytes[i].fetch_add(bytes, Ordering::Relaxed);
+        self.ios[i].fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn started(&self) {
+        self.running.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn finished(&self) {
+        self.running.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// The counters now.
+    pub fn snapshot(&self) -> LiveSnapshot {
+        LiveSnapshot {
+            read_bytes: self.bytes[0].load(Ordering::Relaxed),
+            write_bytes: self.bytes[1].load(Ordering::Relaxed),
+            read_ios: self.ios[0].load(Ordering::Relaxed),
+            write_ios: self.ios[1].load(Ordering::Relaxed),
+            running: self.running.load(Ordering::Relaxed),
+        }
+    }
+}

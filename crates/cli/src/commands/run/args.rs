@@ -1,0 +1,186 @@
+//! `nfsbench run`'s command line: nfsbench's own flags (`--target`, `-o`, `--output-format`,
+//! `--output`, `--client-threads`, `--eta`) are taken out; the job file is the positional argument that
+//! names an existing file; everything else goes, in order, to the fio option parser, as fio reads its
+//! own command line (`--name=a --rw=read --name=b ...`).
+
+use std::path::PathBuf;
+
+/// fio's output formats that nfsbench writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Normal,
+    Json,
+    JsonPlus,
+}
+
+/// When the live progress line is drawn (fio's `--eta`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Eta {
+    Auto,
+    Always,
+    Never,
+}
+
+/// The parsed command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunArgs {
+    pub job_file: Option<PathBuf>,
+    pub target: String,
+    pub mount_options: Option<String>,
+    pub formats: Vec<Format>,
+    pub output: Option<PathBuf>,
+    pub client_threads: Option<usize>,
+    pub eta: Eta,
+    pub fio_args: Vec<String>,
+    pub help: bool,
+}
+
+/// Split `args` (what follows `nfsbench run`).
+pub fn parse(args: &[String]) -> Result<RunArgs, String> {
+    let mut parsed = RunArgs {
+        job_file: None,
+        target: String::new(),
+        mount_options: None,
+        formats: vec![Format::Normal],
+        output: None,
+        client_threads: None,
+        eta: Eta::Auto,
+        fio_args: Vec::new(),
+        help: false,
+    };
+    let mut target = None;
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        let (key, inline) = match arg.split_once('=') {
+            Some((k, v)) if k.starts_with('-') => (k, Some(v.to_string())),
+            _ => (arg.as_str(), None),
+        };
+        let mut value = |name: &str| -> Result<String, String> {
+            if let Some(v) = inline.clone() {
+                return Ok(v);
+            }
+            i += 1;
+            args.get(i).cloned().ok_or_else(|| format!("{name} needs a value"))
+        };
+        match key {
+            "-h" | "--help" => parsed.help = true,
+            "--target" => target = Some(value("--target")?),
+            "-o" | "--options" => parsed.mount_options = Some(value("-o")?),
+            "--output-format" | "--output_format" => parsed.formats = parse_formats(&value("--output-format")?)?,
+            "--output" => parsed.output = Some(PathBuf::from(value("--output")?)),
+            "--client-threads" => parsed.client_threads = Some(parse_threads(&value("--client-threads")?)?),
+            "--eta" => parsed.eta = parse_eta(&value("--eta")?)?,
+            _ if key.starts_with("-o") && !key.starts_with("--") => parsed.mount_options = Some(key[2..].to_string()),
+            _ if !arg.starts_with('-') && parsed.job_file.is_none() && PathBuf::from(arg).is_file() => {
+                parsed.job_file = Some(PathBuf::from(arg));
+            }
+            _ => parsed.fio_args.push(arg.clone()),
+        }
+        i += 1;
+    }
+    if parsed.help {
+        return Ok(parsed);
+    }
+    parsed.target = target.ok_or("missing --target HOST:/EXPORT (or nfs://HOST/EXPORT?version=3)")?;
+    if parsed.job_file.is_none() && !parsed.fio_args.iter().any(|a| a.starts_with("--name")) {
+        return Err("no job: give a job file or fio options starting with --name=NAME".into());
+    }
+    Ok(parsed)
+}
+
+/// fio's `--output-format`: one or more of normal, json, json+ separated by commas (terse is not written).
+pub fn parse_formats(text: &str) -> Result<Vec<Format>, String> {
+    text.split(',')
+        .map(|f| match f.trim() {
+            "normal" => Ok(Format::Normal),
+            "json" => Ok(Format::Json),
+            "json+" => Ok(Format::JsonPlus),
+            other => Err(format!("unsupported --output-format '{other}' (normal, json or json+)")),
+        })
+        .collect()
+}
+
+fn parse_eta(text: &str) -> Result<Eta, String> {
+    match text {
+        "auto" => Ok(Eta::Auto),
+        "always" => Ok(Eta::Always),
+        "never" => Ok(Eta::Never),
+        other => Err(format!("unsupported --eta '{other}' (auto, always or never)")),
+    }
+}
+
+fn parse_threads(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if (1..=256).contains(&n) => Ok(n),
+        _ => Err(format!("--client-threads '{text}' is not a thread count from 1 to 256")),
+    }
+}
+
+/// `nfsbench run --help`.
+pub const HELP: &str = "\
+Run fio-style jobs against an NFS export through nfsbench's own NFSv3 client (no mount, no root).
+
+Usage: nfsbench run [JOBFILE.fio] [--name=NAME --rw=... --bs=... fio options]
+                    --target HOST:/EXPORT | nfs://HOST/EXPORT?version=3&nfsport=P&mountport=P&nconnect=N
+                    [-o MOUNT_OPTIONS] [--output-format=normal|json|json+] [--output FILE]
+
+  --target T             the export: HOST:/EXPORT as mount.nfs takes it, or a libnfs nfs:// URL
+  -o OPTIONS             mount.nfs options: vers=3,proto=tcp|rdma,port=,mountport=,nconnect=,
+                         remoteports=A-B (or A~B~C),rsize=,wsize=,timeo=,retrans=,hard|soft,...
+                         (proto=rdma is refused by this build's client: TCP only)
+  --output-format F      normal (default), json, json+ or a comma list, as fio writes them
+  --output FILE          write the results to FILE instead of stdout
+  --client-threads N     client threads (default: cores, at most one per job clone)
+  --eta auto|always|never
+                         the live progress line on stderr (auto: when stderr is a terminal)
+
+fio options: name, description, rw/readwrite, rwmixread, rwmixwrite, bs, bsrange, bssplit, size,
+filesize, nrfiles, filename, directory, offset, iodepth, numjobs, runtime, time_based, ramp_time,
+startdelay, loops, direct, buffered, fsync, fdatasync, end_fsync, create_on_open, verify (crc32c, md5),
+verify_fatal, verify_interval, do_verify, randrepeat, randseed, norandommap, group_reporting,
+stonewall, new_group, percentile_list, ioengine (ignored: I/O goes through nfsbench's client).
+Any other option is refused by name.
+
+Exit status: 0 success; 1 the run failed (verify or I/O error, server unreachable); 2 bad usage.
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn nfsbench_flags_are_taken_out_and_fio_options_kept_in_order() {
+        let parsed = parse(&args(&[
+            "--name=a",
+            "--rw=read",
+            "--target",
+            "h:/export",
+            "-o",
+            "vers=3,nconnect=4",
+            "--bs",
+            "4k",
+            "--output-format=json+",
+        ]))
+        .expect("parses");
+        assert_eq!(parsed.target, "h:/export");
+        assert_eq!(parsed.mount_options.as_deref(), Some("vers=3,nconnect=4"));
+        assert_eq!(parsed.formats, vec![Format::JsonPlus]);
+        assert_eq!(parsed.fio_args, args(&["--name=a", "--rw=read", "--bs", "4k"]));
+    }
+
+    #[test]
+    fn a_missing_target_is_bad_usage() {
+        assert!(parse(&args(&["--name=a"])).unwrap_err().contains("--target"));
+    }
+
+    #[test]
+    fn unknown_output_formats_are_refused_by_name() {
+        assert!(parse_formats("terse").unwrap_err().contains("terse"));
+        assert_eq!(parse_formats("normal,json").expect("two"), vec![Format::Normal, Format::Json]);
+    }
+}

@@ -1,0 +1,111 @@
+//! `nfsbench run`: fio-style jobs against an NFS export through nfsbench's own client.
+//!
+//! The command line is split ([`args`]); the job file and fio options become a [`fio_job::JobSet`]; the
+//! target and `-o` options a [`mount_options::MountSpec`]; the client mounts the export and the engine
+//! ([`bench::run`]) runs the groups; the results are written as fio writes them (normal, json, json+).
+//!
+//! Exit status: 0 success; 1 the run failed (an I/O or verify error, the server unreachable); 2 bad usage
+//! or an unsupported option (the message names it).
+
+pub mod args;
+mod output;
+mod progress;
+
+use anyhow::Context;
+use args::{Eta, RunArgs};
+use bench::{EngineConfig, LiveCounters};
+use mount_options::MountSpec;
+use nfs_client::NfsClient;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+/// Run `nfsbench run` with the arguments after the subcommand name.
+pub fn run(raw: &[String]) -> anyhow::Result<ExitCode> {
+    super::init_logging();
+    let args = match args::parse(raw) {
+        Ok(args) if args.help => {
+            print!("{}", args::HELP);
+            return Ok(ExitCode::SUCCESS);
+        }
+        Ok(args) => args,
+        Err(message) => return Ok(usage(&message)),
+    };
+    let job_text = match &args.job_file {
+        Some(path) => {
+            Some(std::fs::read_to_string(path).with_context(|| format!("reading job file {}", path.display()))?)
+        }
+        None => None,
+    };
+    let job_name = args.job_file.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+    let jobs = match fio_job::parse(job_text.as_deref().map(|t| (t, job_name.as_str())), &args.fio_args) {
+        Ok(jobs) => jobs,
+        Err(e) => return Ok(usage(&e.to_string())),
+    };
+    let spec = match MountSpec::parse(&args.target, args.mount_options.as_deref()) {
+        Ok(spec) => spec,
+        Err(e) => return Ok(usage(&e.to_string())),
+    };
+    for notice in jobs.notices.iter().chain(&spec.notices) {
+        eprintln!("nfsbench: note: {notice}");
+    }
+    let clones: usize = jobs.jobs.iter().map(|j| j.numjobs.max(1) as usize).sum();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = args.client_threads.unwrap_or_else(|| cores.min(clones).max(1));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .enable_all()
+        .thread_name("nfsbench-run")
+        .build()
+        .context("starting the client runtime")?;
+    runtime.block_on(run_jobs(&args, &jobs, &spec))
+}
+
+async fn run_jobs(args: &RunArgs, jobs: &fio_job::JobSet, spec: &MountSpec) -> anyhow::Result<ExitCode> {
+    let client = match NfsClient::mount(spec).await {
+        Ok(client) => client,
+        Err(nfs_client::ClientError::Unsupported(what)) => return Ok(usage(&what)),
+        Err(e) => {
+            eprintln!("nfsbench: mounting {}: {e}", args.target);
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let live = Arc::new(LiveCounters::default());
+    let config = EngineConfig { export: spec.export.clone(), live: live.clone(), verbose_layout: true };
+    let show_progress = match args.eta {
+        Eta::Always => true,
+        Eta::Never => false,
+        Eta::Auto => std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    };
+    let ticker = show_progress.then(|| progress::spawn(live.clone(), jobs));
+    let start_time = SystemTime::now();
+    let outcome = bench::run(&client, jobs, &config).await;
+    if let Some(ticker) = ticker {
+        ticker.stop().await;
+    }
+    let connections = client.connections();
+    if let Err(e) = client.unmount().await {
+        eprintln!("nfsbench: unmounting {}: {e}", args.target);
+    }
+    let engine_run = match outcome {
+        Ok(run) => run,
+        Err(bench::EngineError::Usage(message)) => return Ok(usage(&message)),
+        Err(e) => {
+            eprintln!("nfsbench: {e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    for notice in &engine_run.notices {
+        eprintln!("nfsbench: note: {notice}");
+    }
+    output::write(args, jobs, spec, &connections, engine_run.results, start_time)?;
+    for failure in &engine_run.failures {
+        eprintln!("nfsbench: {failure}");
+    }
+    Ok(if engine_run.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+fn usage(message: &str) -> ExitCode {
+    eprintln!("nfsbench run: {message}");
+    ExitCode::from(2)
+}

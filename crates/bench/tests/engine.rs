@@ -1,0 +1,207 @@
+//! The engine end to end against the embedded server in-process: verify clean and verify catching a
+//! corrupted byte, COMMITs from fsync=N, the random map, loops, time_based runs, and connections
+//! spread by nconnect/remoteports.
+
+use bench::{EngineConfig, EngineRun, LiveCounters};
+use nfs_client::NfsClient;
+use nfs_server::{ConnectionInfo, Reply, Server};
+use onc_rpc::RpcMessage;
+use report::Dir;
+use server_tcp::RecordHandler;
+use std::collections::HashSet;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use test_support::{spec, TestServer};
+
+const READ: u32 = 6;
+const WRITE: u32 = 7;
+const COMMIT: u32 = 21;
+
+fn jobs(args: &[&str]) -> fio_job::JobSet {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    fio_job::parse(None, &args).expect("valid job")
+}
+
+async fn run(server: &TestServer, options: &str, args: &[&str]) -> EngineRun {
+    let client = NfsClient::mount(&spec(server.addr.port(), options)).await.expect("mount");
+    let config =
+        EngineConfig { export: "/export".into(), live: Arc::new(LiveCounters::default()), verbose_layout: false };
+    let run = bench::run(&client, &jobs(args), &config).await.expect("engine runs");
+    client.unmount().await.expect("unmount");
+    run
+}
+
+/// Passes every call to the server; READ replies carrying data can be corrupted, READ offsets recorded.
+struct Tampering {
+    inner: Arc<Server>,
+    corrupt_next_read: AtomicBool,
+    read_offsets: Mutex<Vec<u64>>,
+}
+
+impl Tampering {
+    fn new(inner: Arc<Server>) -> Arc<Self> {
+        Arc::new(Tampering { inner, corrupt_next_read: AtomicBool::new(false), read_offsets: Mutex::new(Vec::new()) })
+    }
+}
+
+impl RecordHandler for Tampering {
+    fn handle(&self, record: &[u8], conn: &ConnectionInfo) -> Option<Reply> {
+        let read_offset = RpcMessage::decode(record).ok().and_then(|(msg, body)| {
+            let call = msg.as_call()?;
+            (call.prog == onc_rpc::NFS_PROGRAM && call.proc == READ).then_some(())?;
+            match nfs3_proto::Nfs3Call::decode(READ, body).ok()? {
+                nfs3_proto::Nfs3Call::Read(args) => Some(args.offset),
+                _ => None,
+            }
+        });
+        let mut reply = self.inner.handle(record, conn)?;
+        if let Some(offset) = read_offset {
+            self.read_offsets.lock().expect("lock").push(offset);
+            if !reply.payload.is_empty() && self.corrupt_next_read.swap(false, Ordering::SeqCst) {
+                let middle = reply.payload.len() / 2;
+                reply.payload[middle] ^= 0x20;
+            }
+        }
+        Some(reply)
+    }
+
+    fn may_block(&self) -> bool {
+        false
+    }
+}
+
+fn io_bytes(run: &EngineRun, dir: Dir) -> u64 {
+    run.results.iter().map(|r| r.recorder.io_bytes(dir)).sum()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn written_data_reads_back_clean_under_crc32c_and_md5() {
+    let server = TestServer::start().await;
+    for verify in ["--verify=crc32c", "--verify=md5"] {
+        let write = run(&server, "", &["--name=v", "--rw=write", "--bs=64k", "--size=8m", "--iodepth=4", verify]).await;
+        assert!(write.failures.is_empty(), "{:?}", write.failures);
+        assert_eq!(io_bytes(&write, Dir::Write), 8 << 20);
+        // The verify phase reads back everything written.
+        assert_eq!(io_bytes(&write, Dir::Read), 8 << 20);
+        let read =
+            run(&server, "", &["--name=v", "--rw=randread", "--bs=4k", "--size=8m", "--iodepth=16", verify]).await;
+        assert!(read.failures.is_empty(), "{:?}", read.failures);
+        assert_eq!(read.results[0].verify_errors, 0);
+        assert_eq!(io_bytes(&read, Dir::Read), 8 << 20);
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_corrupted_byte_in_a_read_reply_fails_verify() {
+    let mut tamper = None;
+    let server = TestServer::start_with(&["127.0.0.1:0".parse().expect("addr")], |inner| {
+        let t = Tampering::new(inner);
+        tamper = Some(Arc::clone(&t));
+        t
+    });
+    let tamper = tamper.expect("handler made");
+    let job = ["--name=c", "--rw=read", "--bs=128k", "--size=4m", "--verify=crc32c"];
+    let clean = run(&server, "", &job).await;
+    assert!(clean.failures.is_empty(), "{:?}", clean.failures);
+    tamper.corrupt_next_read.store(true, Ordering::SeqCst);
+    let corrupted = run(&server, "", &job).await;
+    assert_eq!(corrupted.results[0].verify_errors, 1);
+    assert_eq!(corrupted.results[0].error, 84, "EILSEQ, as fio reports verify failures");
+    assert_eq!(corrupted.failures.len(), 1);
+    assert!(corrupted.failures[0].contains("verify failed at offset"), "{}", corrupted.failures[0]);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_random_map_reads_every_block_exactly_once_per_loop() {
+    let mut tamper = None;
+    let server = TestServer::start_with(&["127.0.0.1:0".parse().expect("addr")], |inner| {
+        let t = Tampering::new(inner);
+        tamper = Some(Arc::clone(&t));
+        t
+    });
+    let tamper = tamper.expect("handler made");
+    // Laid out first (1 MiB writes), then read.
+    let run1 =
+        run(&server, "", &["--name=m", "--rw=randread", "--bs=4k", "--size=4m", "--iodepth=8", "--loops=2"]).await;
+    assert!(run1.failures.is_empty(), "{:?}", run1.failures);
+    assert_eq!(run1.results[0].recorder.total_ios(Dir::Read), 2 * 1024);
+    let offsets = tamper.read_offsets.lock().expect("lock").clone();
+    assert_eq!(offsets.len(), 2048);
+    for pass in offsets.chunks(1024) {
+        let distinct: HashSet<u64> = pass.iter().copied().collect();
+        assert_eq!(distinct.len(), 1024, "each pass visits every block once");
+    }
+    let sorted = offsets[..64].windows(2).filter(|w| w[1] == w[0] + 4096).count();
+    assert!(sorted < 16, "random order, not sequential ({sorted} of 63 steps were +4 KiB)");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fsync_every_n_writes_sends_a_commit_and_buffered_writes_are_committed_at_the_end() {
+    let server = TestServer::start().await;
+    let before = server.server.nfs_calls(COMMIT);
+    let r =
+        run(&server, "", &["--name=f", "--rw=randwrite", "--bs=4k", "--size=1m", "--fsync=32", "--iodepth=4"]).await;
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    // 256 writes: a COMMIT after every 32nd, and one at the end for what is left unstable.
+    let commits = server.server.nfs_calls(COMMIT) - before;
+    assert!((8..=9).contains(&commits), "{commits} COMMITs");
+    assert_eq!(r.results[0].recorder.sync_lat().count(), commits);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_time_based_job_runs_for_its_runtime_over_many_passes() {
+    let server = TestServer::start().await;
+    let started = Instant::now();
+    let args = ["--name=t", "--rw=read", "--bs=64k", "--size=1m", "--runtime=1", "--time_based", "--ramp_time=200ms"];
+    let r = run(&server, "", &args).await;
+    let wall = started.elapsed();
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    let runtime = r.results[0].runtime;
+    assert!(runtime >= Duration::from_millis(950) && runtime < Duration::from_millis(1500), "{runtime:?}");
+    assert!(wall >= Duration::from_millis(1150), "ramp time comes before the measured runtime: {wall:?}");
+    assert!(io_bytes(&r, Dir::Read) > 4 << 20, "a 1 MiB file read many times over");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn numjobs_clones_get_their_own_files_and_results() {
+    let server = TestServer::start().await;
+    let before = server.server.nfs_calls(WRITE);
+    let r = run(&server, "", &["--name=n", "--rw=write", "--bs=256k", "--size=2m", "--numjobs=3"]).await;
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    assert_eq!(r.results.len(), 3);
+    assert!(r.results.iter().all(|j| j.recorder.io_bytes(Dir::Write) == 2 << 20));
+    assert_eq!(server.server.nfs_calls(WRITE) - before, 3 * 8);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nconnect_and_remoteports_spread_connections_over_the_server_addresses() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("probe").local_addr().expect("addr").port();
+    let listen: Vec<SocketAddr> = (1..=4).map(|i| format!("127.0.0.{i}:{port}").parse().expect("addr")).collect();
+    let server = TestServer::start_with(&listen, |s| s);
+    let options = "nconnect=8,remoteports=127.0.0.1-127.0.0.4";
+    let client = NfsClient::mount(&spec(port, options)).await.expect("mount");
+    let config =
+        EngineConfig { export: "/export".into(), live: Arc::new(LiveCounters::default()), verbose_layout: false };
+    let job = jobs(&["--name=s", "--rw=randread", "--bs=4k", "--size=1m", "--iodepth=32"]);
+    let r = bench::run(&client, &job, &config).await.expect("engine runs");
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    let connections = client.connections();
+    assert_eq!(connections.len(), 8);
+    for i in 1..=4u8 {
+        let to_this = connections.iter().filter(|c| c.remote.ip() == std::net::Ipv4Addr::new(127, 0, 0, i)).count();
+        assert_eq!(to_this, 2, "two connections to 127.0.0.{i}");
+    }
+    assert!(connections.iter().all(|c| c.calls_sent > 0), "round robin uses every connection");
+    // 8 NFS connections plus the short-lived MOUNT one.
+    assert_eq!(server.transport.snapshot().accepted, 9);
+    client.unmount().await.expect("unmount");
+    server.stop().await;
+}

@@ -7,7 +7,7 @@ use crate::error::EngineError;
 use crate::layout::{prepare_file, LayoutRequest, PreparedFile};
 use crate::live::LiveCounters;
 use crate::offsets::Region;
-use crate::paths::{job_directory, resolve_directory};
+use crate::paths::{export_relative, resolve_directory};
 use crate::permutation::splitmix64;
 use crate::verify::{Verifier, VerifyKind, HEADER_LEN};
 use crate::worker::{self, WorkerOutcome, WorkerSetup};
@@ -74,13 +74,15 @@ async fn run_group(
         let spec = Arc::new(set.jobs[job_index].clone());
         check_sizes(&spec, client)?;
         let verifier = verifier_for(&spec)?;
-        let (dir, notice) = job_directory(&spec, &config.export);
-        run.notices.extend(notice);
+        let directories = spec.directories();
         for jobnum in 0..spec.numjobs.max(1) {
             let names = spec.file_names(jobnum);
             let mut files = Vec::new();
             for (filenum, name) in names.iter().enumerate() {
-                let path = if dir.is_empty() { name.clone() } else { format!("{dir}/{name}") };
+                let (path, notice) = export_relative(name, &directories, &config.export);
+                if let Some(notice) = notice.filter(|n| !run.notices.contains(n)) {
+                    run.notices.push(notice);
+                }
                 let region = Region { start: spec.offset, len: spec.file_size(filenum as u32) };
                 let request = requests.entry(path.clone()).or_insert_with(|| LayoutRequest {
                     name: path.clone(),

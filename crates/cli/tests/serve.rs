@@ -1,27 +1,16 @@
 //! `nfsbench serve` as users run it: the built binary on a free loopback port, spoken to over TCP.
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::net::TcpStream;
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod cli_support;
+
+use cli_support::{nfsbench, scratch, wait_ready};
 use nfs3_proto::mount::MountRes3;
 use onc_rpc::{frame_record, AuthSysParms, CallHeader, OpaqueAuth, RecordDecoder, RecordLimits, ReplyBody, RpcMessage};
 use onc_rpc::{MAX_FRAGMENT_LEN, MOUNT_PROGRAM, NFS_PROGRAM};
-
-fn nfsbench() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_nfsbench"));
-    cmd.env_remove("RUST_LOG");
-    cmd
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nfsbench-serve-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
 
 /// Runs `nfsbench serve ARGS` expecting it to exit at once; returns the output.
 fn serve_fails(args: &[&str]) -> Output {
@@ -36,21 +25,6 @@ fn serve_fails(args: &[&str]) -> Output {
         std::thread::sleep(Duration::from_millis(20));
     }
     child.wait_with_output().expect("output")
-}
-
-/// The server's bound addresses, once the ready file appears (or the server died).
-fn wait_ready(child: &mut Child, ready: &Path) -> Vec<SocketAddr> {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        if let Ok(text) = std::fs::read_to_string(ready) {
-            return text.lines().map(|l| l.parse().expect("an address per line")).collect();
-        }
-        if let Some(status) = child.try_wait().expect("wait") {
-            panic!("nfsbench serve exited early with {status}");
-        }
-        assert!(Instant::now() < deadline, "no ready file within 20 s");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// One RPC exchange on `stream`: an AUTH_SYS call, the accepted-success reply's results.

@@ -1,0 +1,38 @@
+//! Shared by the binary's end-to-end tests: the built `nfsbench`, scratch directories, and waiting for
+//! `nfsbench serve`'s ready file.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+/// The built binary, with RUST_LOG cleared.
+pub fn nfsbench() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_nfsbench"));
+    cmd.env_remove("RUST_LOG");
+    cmd
+}
+
+/// A fresh directory under the system temp dir for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nfsbench-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// The server's bound addresses, once the ready file appears (or the server died).
+pub fn wait_ready(child: &mut Child, ready: &Path) -> Vec<SocketAddr> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(ready) {
+            return text.lines().map(|l| l.parse().expect("an address per line")).collect();
+        }
+        if let Some(status) = child.try_wait().expect("wait") {
+            panic!("nfsbench serve exited early with {status}");
+        }
+        assert!(Instant::now() < deadline, "no ready file within 20 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -178,6 +178,12 @@ fn job_json(run: &RunResult, job: &JobResult, groups: &[JobResult], plus: bool, 
     o.insert("ctx".into(), json!(job.cpu.ctx));
     o.insert("majf".into(), json!(job.cpu.majf));
     o.insert("minf".into(), json!(job.cpu.minf));
+    // Not in fio: the whole host's split over the job's run (from /proc/stat), so a reader sees whether
+    // the server on the same machine or other work competed for the CPUs.
+    o.insert(
+        "nfsbench_host_cpu".into(),
+        json!({ "usr": num(job.cpu.host_usr_pct), "sys": num(job.cpu.host_sys_pct), "idle": num(job.cpu.host_idle_pct) }),
+    );
     let total = rw_ios(r);
     let submits: u64 = r.submit_map.iter().sum();
     let completes: u64 = r.complete_map.iter().sum();

@@ -178,6 +178,11 @@ fn job_block(out: &mut String, run: &RunResult, job: &JobResult, groups: &[JobRe
         "  cpu          : usr={:3.2}%, sys={:3.2}%, ctx={}, majf={}, minf={}",
         c.usr_pct, c.sys_pct, c.ctx, c.majf, c.minf
     );
+    let _ = writeln!(
+        out,
+        "  host cpu     : usr={:3.2}%, sys={:3.2}%, idle={:3.2}%",
+        c.host_usr_pct, c.host_sys_pct, c.host_idle_pct
+    );
     let submits = r.submit_map.iter().sum();
     let completes = r.complete_map.iter().sum();
     out.push_str(&dist_line("  IO depths    : ", &DEPTH_KEYS, &percents(&r.depth_map, total, 0.1)));

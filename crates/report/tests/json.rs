@@ -10,7 +10,7 @@ const FIO_JSON_PLUS: &str = include_str!("fixtures/fio-3.33-randrw-fsync.json");
 /// Keys fio printed that nfsbench leaves out on purpose (no local disks).
 const WE_OMIT: [&str; 1] = ["/disk_util"];
 /// Keys nfsbench adds.
-const WE_ADD: [&str; 2] = ["/nfsbench", "/jobs[]/nfsbench_verify_errors"];
+const WE_ADD: [&str; 3] = ["/nfsbench", "/jobs[]/nfsbench_verify_errors", "/jobs[]/nfsbench_host_cpu"];
 
 fn kind(v: &Value) -> &'static str {
     match v {

@@ -60,8 +60,9 @@ fn every_line_we_print_has_the_shape_of_a_line_real_fio_printed() {
     let text = to_normal_text(&common::fixture_like_run());
     let ours: Vec<&str> = text.lines().collect();
     let notes_at = ours.iter().position(|l| *l == "nfsbench notes:").unwrap_or(ours.len());
-    // Skip the job header (its pid and date differ) and our own notes trailer.
-    for line in ours[..notes_at].iter().filter(|l| !l.is_empty() && !l.starts_with("mixed: (groupid=")) {
+    // Skip the job header (its pid and date differ), our host CPU line and our own notes trailer.
+    let ours_only = |l: &&&str| l.starts_with("mixed: (groupid=") || l.starts_with("  host cpu     : ");
+    for line in ours[..notes_at].iter().filter(|l| !l.is_empty() && !ours_only(l)) {
         let s = shape(line);
         assert!(fio_shapes.contains(&s), "fio never prints a line shaped {s:?} (ours: {line:?})");
     }

@@ -7,8 +7,9 @@ FUZZ_SECONDS ?= 10
 
 .PHONY: run test deps deps-test build lint unit fuzz-smoke interop bench
 
+# The embedded RAM server on loopback measured by nfsbench's own client over TCP (jobs/transport-study.fio).
 run: deps build
-	./target/release/nfsbench decode testdata/golden/nfs3-tcp.pcap --summary
+	scripts/main-job.sh
 
 test: deps-test lint unit fuzz-smoke interop
 	@echo "make test: all checks passed"

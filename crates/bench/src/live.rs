@@ -1,7 +1,8 @@
-//! Counters the workers bump as calls complete, read by the progress line while the run goes on.
+//! Counters the workers bump as calls complete, read by the progress line while the run goes on, and
+//! the interrupt flag the command line raises on SIGINT (jobs then stop issuing and finish what is in flight).
 
 use report::Dir;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 /// Bytes and I/Os completed so far, and clones running.
 #[derive(Debug, Default)]
@@ -9,6 +10,7 @@ pub struct LiveCounters {
     bytes: [AtomicU64; 2],
     ios: [AtomicU64; 2],
     running: AtomicU32,
+    interrupted: AtomicBool,
 }
 
 /// A reading of the counters.
@@ -38,6 +40,16 @@ impl LiveCounters {
 
     pub(crate) fn finished(&self) {
         self.running.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Ask every job to stop issuing I/O, as fio does on SIGINT; results so far are still reported.
+    pub fn interrupt(&self) {
+        self.interrupted.store(true, Ordering::Relaxed);
+    }
+
+    /// True once [`LiveCounters::interrupt`] was called.
+    pub fn is_interrupted(&self) -> bool {
+        self.interrupted.load(Ordering::Relaxed)
     }
 
     /// The counters now.

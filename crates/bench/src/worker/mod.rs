@@ -135,7 +135,7 @@ pub(crate) struct Worker {
 
 /// Run one clone to the end.
 pub async fn run(setup: WorkerSetup) -> WorkerOutcome {
-    tokio::time::sleep(setup.spec.startdelay).await;
+    tokio::time::sleep(start_delay(&setup.spec, setup.seed)).await;
     let mut worker = Worker::new(setup, Instant::now());
     worker.live.started();
     worker.run_phase(Phase::Io).await;
@@ -230,14 +230,14 @@ impl Worker {
             self.measure_start = ramp_end;
             self.ramp_end = None;
         }
-        if self.phase == Phase::Io && self.deadline.is_some_and(|d| now >= d) {
+        if self.phase == Phase::Io && (self.deadline.is_some_and(|d| now >= d) || self.live.is_interrupted()) {
             self.stopping = true;
         }
         self.last_completion = now;
     }
 
     fn verify_after_writes(&self) -> bool {
-        self.verifier.is_some() && self.spec.do_verify && self.wrote && self.errno == 0
+        self.verifier.is_some() && self.spec.do_verify && self.wrote && self.errno == 0 && !self.live.is_interrupted()
     }
 
     fn fail(&mut self, errno: i32, message: String) {
@@ -266,6 +266,17 @@ impl Worker {
             verify_errors: self.verify_errors,
             runtime: self.last_completion.saturating_duration_since(self.measure_start),
         }
+    }
+}
+
+/// `startdelay`, or a delay drawn from its range (`startdelay=1-5`).
+fn start_delay(spec: &JobSpec, seed: u64) -> Duration {
+    match spec.startdelay_max {
+        Some(max) if max > spec.startdelay => {
+            let span = (max - spec.startdelay).as_nanos() as u64;
+            spec.startdelay + Duration::from_nanos(fastrand::Rng::with_seed(seed).u64(0..=span))
+        }
+        _ => spec.startdelay,
     }
 }
 

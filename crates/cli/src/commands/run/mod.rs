@@ -78,8 +78,10 @@ async fn run_jobs(args: &RunArgs, jobs: &fio_job::JobSet, spec: &MountSpec) -> a
         Eta::Auto => std::io::IsTerminal::is_terminal(&std::io::stderr()),
     };
     let ticker = show_progress.then(|| progress::spawn(live.clone(), jobs));
+    let interrupts = tokio::spawn(stop_on_interrupt(live.clone()));
     let start_time = SystemTime::now();
     let outcome = bench::run(&client, jobs, &config).await;
+    interrupts.abort();
     if let Some(ticker) = ticker {
         ticker.stop().await;
     }
@@ -103,6 +105,19 @@ async fn run_jobs(args: &RunArgs, jobs: &fio_job::JobSet, spec: &MountSpec) -> a
         eprintln!("nfsbench: {failure}");
     }
     Ok(if engine_run.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// The first SIGINT stops the jobs as fio does (I/O in flight completes, results are printed); a second
+/// one exits at once with status 130, for a hard mount whose server went away.
+async fn stop_on_interrupt(live: Arc<LiveCounters>) {
+    if tokio::signal::ctrl_c().await.is_err() {
+        return;
+    }
+    eprintln!("nfsbench: interrupted: stopping the jobs (interrupt again to quit at once)");
+    live.interrupt();
+    if tokio::signal::ctrl_c().await.is_ok() {
+        std::process::exit(130);
+    }
 }
 
 fn usage(message: &str) -> ExitCode {

@@ -104,11 +104,12 @@ async fn run_group(
             });
         }
     }
+    config.live.begin_group(clones.len());
     let prepared = prepare_all(client, requests, config).await?;
     let cpu_before = CpuSnapshot::now().ok();
     let started = Instant::now();
     let mut handles = Vec::new();
-    for clone in &clones {
+    for (slot, clone) in clones.iter().enumerate() {
         let files = clone.files.iter().filter_map(|p| prepared.get(p).cloned()).collect();
         let setup = WorkerSetup {
             client: client.clone(),
@@ -117,6 +118,7 @@ async fn run_group(
             verifier: clone.verifier,
             seed: clone.seed,
             live: config.live.clone(),
+            slot,
         };
         handles.push(tokio::spawn(worker::run(setup)));
     }

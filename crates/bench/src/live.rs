@@ -1,8 +1,9 @@
 //! Counters the workers bump as calls complete, read by the progress line while the run goes on, and
 //! the interrupt flag the command line raises on SIGINT (jobs then stop issuing and finish what is in flight).
 
-use report::Dir;
+use report::{Dir, JobPhase};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::Mutex;
 
 /// Bytes and I/Os completed so far, and clones running.
 #[derive(Debug, Default)]
@@ -11,6 +12,8 @@ pub struct LiveCounters {
     ios: [AtomicU64; 2],
     running: AtomicU32,
     interrupted: AtomicBool,
+    /// What each clone of the running group is doing (fio's run string).
+    phases: Mutex<Vec<JobPhase>>,
 }
 
 /// A reading of the counters.
@@ -50,6 +53,25 @@ impl LiveCounters {
     /// True once [`LiveCounters::interrupt`] was called.
     pub fn is_interrupted(&self) -> bool {
         self.interrupted.load(Ordering::Relaxed)
+    }
+
+    /// A group of `clones` starts: all of them are setting up (laying out files).
+    pub(crate) fn begin_group(&self, clones: usize) {
+        if let Ok(mut phases) = self.phases.lock() {
+            *phases = vec![JobPhase::SettingUp; clones];
+        }
+    }
+
+    /// Clone `slot` of the running group is now in `phase`.
+    pub(crate) fn set_phase(&self, slot: usize, phase: JobPhase) {
+        if let Some(p) = self.phases.lock().ok().as_mut().and_then(|phases| phases.get_mut(slot)) {
+            *p = phase;
+        }
+    }
+
+    /// What the running group's clones are doing.
+    pub fn phases(&self) -> Vec<JobPhase> {
+        self.phases.lock().map(|p| p.clone()).unwrap_or_default()
     }
 
     /// The counters now.

@@ -18,7 +18,7 @@ use bytes::Bytes;
 use fio_job::{JobSpec, Rw};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use nfs_client::{ClientError, NfsClient, Pending, ReadReply, WriteReply};
-use report::JobRecorder;
+use report::{JobPhase, JobRecorder};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -33,6 +33,8 @@ pub struct WorkerSetup {
     pub verifier: Option<Verifier>,
     pub seed: u64,
     pub live: Arc<LiveCounters>,
+    /// This clone's place in the group, for the progress line.
+    pub slot: usize,
 }
 
 /// What one clone did.
@@ -131,21 +133,35 @@ pub(crate) struct Worker {
     errno: i32,
     error: Option<String>,
     verify_errors: u64,
+    slot: usize,
+    running_phase: JobPhase,
 }
 
 /// Run one clone to the end.
 pub async fn run(setup: WorkerSetup) -> WorkerOutcome {
     tokio::time::sleep(start_delay(&setup.spec, setup.seed)).await;
+    let slot = setup.slot;
     let mut worker = Worker::new(setup, Instant::now());
     worker.live.started();
+    let running = JobPhase::Running {
+        read: worker.spec.rw.reads(),
+        write: worker.spec.rw.writes(),
+        random: worker.spec.rw.is_random(),
+    };
+    worker.live.set_phase(slot, if worker.ramp_end.is_some() { JobPhase::Ramp } else { running });
+    worker.running_phase = running;
+    worker.slot = slot;
     worker.run_phase(Phase::Io).await;
     if worker.verify_after_writes() {
+        worker.live.set_phase(slot, JobPhase::Verifying);
         worker.queue_verify_reads();
         worker.run_phase(Phase::Verify).await;
     }
+    worker.live.set_phase(slot, JobPhase::Fsyncing);
     worker.queue_closing_syncs();
     worker.run_phase(Phase::Close).await;
     worker.live.finished();
+    worker.live.set_phase(slot, JobPhase::Done { error: worker.errno != 0 || worker.verify_errors > 0 });
     worker.finish()
 }
 
@@ -200,6 +216,8 @@ impl Worker {
             errno: 0,
             error: None,
             verify_errors: 0,
+            slot: 0,
+            running_phase: JobPhase::Pending,
             spec,
         }
     }
@@ -229,6 +247,7 @@ impl Worker {
             self.recorder.reset(ramp_end);
             self.measure_start = ramp_end;
             self.ramp_end = None;
+            self.live.set_phase(self.slot, self.running_phase);
         }
         if self.phase == Phase::Io && (self.deadline.is_some_and(|d| now >= d) || self.live.is_interrupted()) {
             self.stopping = true;

@@ -2,13 +2,16 @@
 # Installs what nfsbench needs to build and test on a Debian 12 machine. Idempotent; run as root
 # (or with sudo available). Usage: scripts/install-deps.sh [build|test]
 #   build  the Rust toolchain and a C compiler (enough for `nfsbench` itself)
-#   test   also the peers and tools the tests use: tshark, the VM lab's packages, cargo-fuzz
+#   test   also the peers and tools the tests use: tshark, the VM lab's packages, cargo-fuzz, and for the
+#          nfsbench-client-* interop scenarios NFS-Ganesha (+ rpcbind), iproute2's ss, Debian's fio
+#          (fio_jsonplus_clat2csv, with python3-six) and fio-plot in a venv (lab/peers/fio-plot.sh)
 set -euo pipefail
 what=${1:-build}
 SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
 
 debs="build-essential pkg-config ca-certificates curl"
-[ "$what" = test ] && debs="$debs tshark tcpdump python3"
+[ "$what" = test ] && debs="$debs tshark tcpdump python3 python3-six python3-venv iproute2 fio
+  nfs-ganesha nfs-ganesha-vfs rpcbind"
 missing=$(for p in $debs; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
 if [ -n "$missing" ]; then
   echo "install-deps: installing Debian packages:" $missing >&2
@@ -30,4 +33,6 @@ rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup comp
 if [ "$what" = test ]; then
   # Coverage-guided fuzzing (libFuzzer) on stable Rust: cargo-fuzz with `--sanitizer none`.
   command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked -q
+  # fio-plot (PyPI, pinned) in /var/tmp/nfsbench-peers/fio-plot/venv: reads nfsbench's fio-style JSON.
+  "$(dirname "$0")/../lab/peers/fio-plot.sh" >/dev/null
 fi

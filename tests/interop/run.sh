@@ -22,7 +22,8 @@ export INTEROP_ROOT; INTEROP_ROOT=$(cd "$here/../.." && pwd)
 . "$here/lib/common.sh"
 
 ALL=(kernel-client-tcp tshark-server-capture libnfs-tools fio-nfs-engine
-     kernel-client-rdma nfsbench-client-kernel-server-tcp nfsbench-client-kernel-server-rdma)
+     kernel-client-rdma nfsbench-client-kernel-server-tcp nfsbench-client-kernel-server-rdma
+     nfsbench-client-ganesha nfsbench-client-study-job nfsbench-client-nconnect)
 
 usage() { awk 'NR > 2 && !/^#/ {exit} NR > 2 {sub(/^# ?/, ""); print}' "$0" >&2; exit 2; }
 

@@ -222,10 +222,9 @@ fn verifier_for(spec: &JobSpec) -> Result<Option<Verifier>, EngineError> {
         Verify::Md5 => VerifyKind::Md5,
     };
     let min_bs = spec.bs.iter().map(|b| crate::offsets::BlockSizer::new(b).min()).min().unwrap_or(4096);
-    // fio's default unit is the block size; 4 KiB units (when the block sizes allow) let a job with
-    // one block size check what a job with another wrote, for about 1% of header overhead.
-    let default = if min_bs % 4096 == 0 { 4096 } else { min_bs };
-    let interval = spec.verify_interval.unwrap_or(default);
+    // fio's unit: the block size unless verify_interval says otherwise. A job that checks what a job with
+    // another block size wrote needs a common verify_interval (e.g. 4k) on both.
+    let interval = spec.effective_verify_interval().unwrap_or(min_bs);
     if interval < HEADER_LEN as u64 * 2 || min_bs % interval != 0 {
         return Err(EngineError::Usage(format!(
             "job '{}': verify_interval={interval} must be at least {} bytes and divide the smallest block size ({min_bs})",

@@ -102,8 +102,15 @@ fn an_unreachable_server_exits_1_naming_the_target() {
 #[test]
 fn write_and_read_with_verify_give_fio_json_with_no_errors() {
     let served = Served::start("verify");
-    let write =
-        served.run(&["--name=v", "--rw=write", "--bs=256k", "--size=16m", "--verify=crc32c", "--output-format=json"]);
+    let write = served.run(&[
+        "--name=v",
+        "--rw=write",
+        "--bs=256k",
+        "--size=16m",
+        "--verify=crc32c",
+        "--verify_interval=4k",
+        "--output-format=json",
+    ]);
     assert_eq!(write.status.code(), Some(0), "{}", stderr(&write));
     let j = json(&write);
     assert_eq!(j["jobs"][0]["error"], 0);
@@ -115,6 +122,7 @@ fn write_and_read_with_verify_give_fio_json_with_no_errors() {
         "--size=16m",
         "--iodepth=16",
         "--verify=crc32c",
+        "--verify_interval=4k",
         "--output-format=json+",
     ]);
     assert_eq!(read.status.code(), Some(0), "{}", stderr(&read));

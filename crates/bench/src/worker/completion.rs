@@ -9,6 +9,9 @@ use std::time::Instant;
 impl Worker {
     pub(super) fn complete(&mut self, done: Done, now: Instant) {
         let clat_ns = nanos(now.saturating_duration_since(done.submitted_at));
+        if let Op::Write { file, .. } = done.op {
+            self.state[file].writes_in_flight -= 1;
+        }
         let reply = match done.result {
             Ok(reply) => reply,
             Err(e) => {

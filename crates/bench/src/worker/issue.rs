@@ -12,8 +12,15 @@ const WRITE: usize = 1;
 impl Worker {
     /// The next call of the current phase, or `None` when the phase has nothing more to issue.
     pub(super) fn next_op(&mut self) -> Option<Op> {
-        if let Some(op) = self.queue.pop_front() {
-            return Some(op);
+        if let Some(&op) = self.queue.front() {
+            // fsync as fio does it: the COMMIT goes out once the writes before it have completed, and
+            // nothing is issued past it until then.
+            if let Op::Sync { file } = op {
+                if self.state[file].writes_in_flight > 0 {
+                    return None;
+                }
+            }
+            return self.queue.pop_front();
         }
         if self.phase != Phase::Io || self.stopping {
             return None;
@@ -84,6 +91,7 @@ impl Worker {
                 // for a single-RPC write); buffered writes are UNSTABLE and committed on fsync or close.
                 let stable = if self.spec.direct { StableHow::FileSync } else { StableHow::Unstable };
                 let submitted = self.client.submit_write(&self.files[file].fh, offset, data, stable);
+                self.state[file].writes_in_flight += 1;
                 self.count_write_for_sync(file);
                 Submitted::Write(submitted)
             }

@@ -101,6 +101,8 @@ enum Phase {
 #[derive(Debug, Default)]
 struct FileState {
     writes_since_sync: u32,
+    /// WRITEs sent and not yet answered (a COMMIT waits for them).
+    writes_in_flight: u32,
     /// Verifier of unstable writes not yet committed.
     unstable: Option<[u8; 8]>,
     /// Units written (kept only when verifying).

@@ -82,17 +82,19 @@ need_vm() { # the VM lab's host packages (qemu, nfs-common, tcpdump, tshark, ...
   tmo 900 "$INTEROP_ROOT/lab/vm/install-deps.sh" || fail "lab/vm/install-deps.sh failed"
 }
 
-# vm_scenario CMD...: boot the lab VM with $SCEN_DIR shared read-write and $NFSBENCH passed in, run CMD
-# in the guest, and end the scenario with its verdict (exit 0 on success, fail otherwise).
-vm_scenario() {
+# vm_guest CMD...: boot the lab VM with $SCEN_DIR shared read-write and $NFSBENCH passed in, run CMD
+# in the guest; returns when it succeeded, fails the scenario otherwise.
+vm_guest() {
   need_vm
   step "booting the lab VM (the guest log follows)"
   local rc=0
   tmo 570 "$INTEROP_ROOT/lab/vm/run.sh" -m 2G -c 2 -t 540 -w "$SCEN_DIR" -e "NFSBENCH=$NFSBENCH" -- "$@" || rc=$?
-  [ $rc = 0 ] && exit 0
+  [ $rc = 0 ] && return 0
   [ $rc = 125 ] && fail "the VM died or timed out before the guest script finished (guest kernel log above)"
   fail "guest script failed (exit status $rc)"
 }
+# vm_scenario CMD...: vm_guest, then end the scenario with its verdict (exit 0 on success).
+vm_scenario() { vm_guest "$@"; exit 0; }
 
 # --- the nfsbench server ----------------------------------------------------------------------------
 # start_server DIR [ARGS...]: start `nfsbench serve` on 127.0.0.1 with a fresh 1 GiB RAM export and a

@@ -114,7 +114,7 @@ step "one byte flipped on Ganesha's side must fail verify at its unit"
 FLIP=$((40 << 20 | 1234))
 python3 -c 'import sys; f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2])); b = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0x5a]))' \
   "$EXPORT_DIR/$FILE" $FLIP
-job corrupted 1 --rw=read --bs=1m --size=64m --iodepth=8 --verify=crc32c
+job corrupted 1 --rw=read --bs=1m --size=64m --iodepth=8 --verify=crc32c --verify_interval=4k
 unit=$((FLIP / 4096 * 4096))
 python3 - "$SCEN_DIR/corrupted.json" <<'EOF' || fail "a flipped byte: the JSON does not report exactly one verify error"
 import json, sys

@@ -123,7 +123,8 @@ pub(crate) fn apply(state: &mut State, raw: &RawOption, notices: &mut Notices) -
             })
         }
         Opt::FileSize => state.filesize = Some(file_size(&cx, v, kb)?),
-        Opt::NrFiles => state.nrfiles = cx.int(v, kb, 1, u32::MAX)?,
+        // nfsbench creates and holds a handle for every file: a bound keeps memory in proportion to sense.
+        Opt::NrFiles => state.nrfiles = cx.int(v, kb, 1, 1 << 20)?,
         Opt::FileName => {
             let names = split_names(v);
             if names.iter().any(|n| n == "-") {

@@ -70,14 +70,28 @@ impl Default for Parser<'_> {
     }
 }
 
+/// Largest job file `include` reads: job files are text of a few KiB; this keeps `include /dev/zero`
+/// from reading forever.
+pub const MAX_INCLUDE_BYTES: u64 = 1 << 20;
+
+/// Read an included job file, at most [`MAX_INCLUDE_BYTES`].
+pub fn read_job_file(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)?.take(MAX_INCLUDE_BYTES + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_INCLUDE_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than {MAX_INCLUDE_BYTES} bytes: not a job file"),
+        ));
+    }
+    Ok(text)
+}
+
 impl<'a> Parser<'a> {
-    /// The process environment, `std::fs::read_to_string`, and this machine's facts.
+    /// The process environment, [`read_job_file`], and this machine's facts.
     pub fn new() -> Self {
-        Parser {
-            env: Box::new(|name| std::env::var(name).ok()),
-            read_file: Box::new(|path| std::fs::read_to_string(path)),
-            host: None,
-        }
+        Parser { env: Box::new(|name| std::env::var(name).ok()), read_file: Box::new(read_job_file), host: None }
     }
 
     /// Where `${VAR}` values come from.

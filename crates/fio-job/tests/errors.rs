@@ -99,10 +99,7 @@ fn out_of_range_values_are_named() {
         file_error("numjobs=0"),
         "job file study.fio line 4: numjobs=0 is out of range: must be at least 1 and below 2^32"
     );
-    assert_eq!(
-        file_error("nrfiles=0"),
-        "job file study.fio line 4: nrfiles=0 is out of range: must be at least 1 and below 2^32"
-    );
+    assert_eq!(file_error("nrfiles=0"), "job file study.fio line 4: nrfiles=0 is out of range: must be 1..=1048576");
     assert_eq!(
         file_error("rwmixread=101"),
         "job file study.fio line 4: rwmixread=101 is out of range: must be 0..=100"

@@ -136,14 +136,10 @@ impl MountSpec {
     /// `vers=3,proto=tcp,mountproto=tcp,nconnect=4,rsize=1048576,...,remoteports=127.0.0.1-127.0.0.4`.
     pub fn option_string(&self) -> String {
         let mut out = vec![format!("vers={}", self.vers), format!("proto={}", self.proto)];
-        match (self.port, self.proto) {
-            (Some(p), _) => out.push(format!("port={p}")),
-            (None, Proto::Rdma) => out.push("port=0".into()),
-            (None, Proto::Tcp) => {}
-        }
-        if let Some(p) = self.mountport {
-            out.push(format!("mountport={p}"));
-        }
+        // port=0 / mountport=0 ("ask the port mapper") are written out, so that re-parsing the string
+        // with a URL target that names ports gives back the same spec.
+        out.push(format!("port={}", self.port.unwrap_or(0)));
+        out.push(format!("mountport={}", self.mountport.unwrap_or(0)));
         out.push(format!("mountproto={}", self.mountproto));
         out.push(format!("nconnect={}", self.nconnect));
         out.push(format!("rsize={}", self.rsize));

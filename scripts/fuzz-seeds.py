@@ -19,6 +19,17 @@ Each target gets its inputs in the format its header comment gives:
   rpcrdma_private_data  the RFC 8797 private data of the RDMA-CM REQ and REP
   pcap                  small captures cut from the golden ones: the first packets of each, and every
                         packet of the connection that carried the two-fragment EXPORT reply
+  client_framing        a chunk-count byte n, a limits byte, n chunk sizes, then a record-marked
+                        stream: each golden record up to 64 KiB (and the two-fragment EXPORT reply), plus
+                        one stream of several replies
+  client_replies        procedure, the call's READ/WRITE count, payload length (u32::MAX: none, TCP),
+                        then each NFSv3 reply record without marks; READ replies also as RPC-over-RDMA
+                        would deliver them (the data cut out of the record into the payload)
+  fio_job               job files (jobs/*.fio, the report fixtures and a few written here covering
+                        include, ${VAR}, $ncpus arithmetic and every option), then NUL-separated
+                        command-line arguments
+  mount_options         a target, NUL, a mount option string (targets and options as the docs and
+                        tests of crates/mount-options write them)
 
 Python 3 standard library only; deterministic for given golden files.
 """
@@ -35,6 +46,10 @@ NFS_PROGRAM, MOUNT_PROGRAM = 100003, 100005
 AUTH_SYS = 1
 LAST_FRAGMENT = 0x8000_0000
 RECORD_MARKING_MAX = 64 * 1024  # RecordLimits.max_record in fuzz_targets/record_marking.rs
+# fuzz_targets/client_framing.rs: max_record = 64 KiB >> (b & 7), max_fragments = 1 + (b >> 3).
+CLIENT_FRAMING_LIMITS = 31 << 3  # 64 KiB, 32 fragments
+NFS_READ, NFS_WRITE = 6, 7
+NO_PAYLOAD = 0xFFFF_FFFF  # fuzz_targets/client_replies.rs: a TCP reply, no separately placed data
 PCAP_CUT_BYTES = 64 * 1024  # size of the "first packets" cuts
 
 
@@ -185,6 +200,175 @@ def pcap_seeds(corpus):
         corpus.add("pcap", name, header + b"".join(conversation))
 
 
+def opaque_end(data, at):
+    """Offset after the variable-length opaque at `at` (RFC 4506 section 4.10)."""
+    (length,) = struct.unpack_from(">I", data, at)
+    return at + 4 + length + pad4(length)
+
+
+def call_count(record):
+    """The count of a READ or WRITE call (RFC 1813 sections 3.3.6, 3.3.7): after file handle and offset."""
+    _, _, header_len = call_header(record)
+    (count,) = struct.unpack_from(">I", record, opaque_end(record, header_len) + 8)
+    return count
+
+
+def read_data_offset(record, results):
+    """Where the data of a successful READ reply starts (after status, post_op_attr, count, eof, length)."""
+    (status,) = struct.unpack_from(">I", record, results)
+    if status != 0:
+        return None
+    (attributes_follow,) = struct.unpack_from(">I", record, results + 4)
+    return results + 8 + (84 if attributes_follow else 0) + 12  # fattr3 is 84 bytes
+
+
+def client_seeds(corpus):
+    """Seeds for the NFS client's own decoders: its receive framing and its reply decoders."""
+    index = json.loads((GOLDEN / "index.json").read_text())
+    by_file = {entry["file"]: entry for entry in index}
+    chunk_sizes = [b"", b"\x01", b"\x03\x40", b"\x04\x05\x0d", b"\xff", b"\x08\x01\x40"]
+    replies = bytearray()
+    for n, entry in enumerate(index):
+        marked = (GOLDEN / entry["file"]).read_bytes()
+        record = record_payload(marked)
+        name = Path(entry["file"]).stem
+        if len(record) <= RECORD_MARKING_MAX or entry["fragments"] > 1:
+            sizes = chunk_sizes[n % len(chunk_sizes)]
+            corpus.add("client_framing", name, bytes([len(sizes), CLIENT_FRAMING_LIMITS]) + sizes + marked)
+        if entry["direction"] != "reply":
+            continue
+        if len(replies) < 4096:
+            replies += marked
+        if (entry["prog"], entry["vers"]) != (NFS_PROGRAM, 3):
+            continue
+        arg = 0
+        if entry["proc"] in (NFS_READ, NFS_WRITE) and entry.get("pair") in by_file:
+            arg = call_count(record_payload((GOLDEN / entry["pair"]).read_bytes()))
+        head = struct.pack(">III", entry["proc"], arg, NO_PAYLOAD)
+        corpus.add("client_replies", name, head + record)
+        results = reply_results_offset(record)
+        if entry["proc"] == NFS_READ and results is not None:
+            data_at = read_data_offset(record, results)
+            if data_at is not None:
+                (length,) = struct.unpack_from(">I", record, data_at - 4)
+                data = record[data_at : data_at + length]
+                head = struct.pack(">III", entry["proc"], arg, len(data))
+                corpus.add("client_replies", name + "-rdma", head + record[:data_at] + data)
+    sizes = chunk_sizes[2]
+    corpus.add("client_framing", "stream-of-replies", bytes([len(sizes), CLIENT_FRAMING_LIMITS]) + sizes + replies)
+
+
+FIO_JOBS = {
+    "every-option": """\
+[global]
+description=every option once
+kb_base=1024
+ioengine=libaio
+thread
+invalidate=1
+gtod_reduce=0
+group_reporting
+percentile_list=50:99:99.9
+clat_percentiles=1
+lat_percentiles=0
+[all]
+name=all
+rw=randrw
+rwmixread=70
+bs=4k
+bsrange=4k-64k
+bssplit=4k/50:64k/50
+size=64m
+filesize=1m-4m
+nrfiles=4
+filename=a\\:b:c
+directory=/d1:/d2
+offset=0
+iodepth=16
+numjobs=2
+runtime=10s
+time_based
+ramp_time=1
+startdelay=0-2
+loops=2
+direct=1
+fsync=8
+fdatasync=0
+end_fsync=1
+create_on_open=1
+verify=crc32c
+verify_fatal=1
+verify_interval=4k
+do_verify=1
+randrepeat=0
+randseed=1234
+norandommap
+stonewall
+[next]
+wait_for_previous
+new_group
+rw=write
+bs=1M
+buffered=1
+filesize=8m
+size=50%
+""",
+    "substitutions": """\
+; ${VAR}, $ncpus arithmetic and include, as fio reads them
+[global]
+include common.fio
+numjobs=$ncpus/2
+size=$mb_memory*1024*1024/4
+[job]
+bs=${BS}
+rw=${RW}
+iodepth=($ncpus+2)*4
+runtime=${EMPTY}30
+include nested.fio
+""",
+    "include-loop": "[job]\ninclude self.fio\n",
+    "include-section": "[job]\ninclude section.fio\n",
+    "units": "[u]\nbs=0x1000\nsize=4KiB\noffset=(1024*4)\nruntime=1h\nramp_time=500ms\nstartdelay=2m\nkb_base=1000\n",
+    "bad": "option-outside-section=1\n[]\n[job\n",
+}
+
+FIO_ARGS = [
+    ["--name=cmd", "--rw=randread", "--bs=4k", "--size=1m", "--output-format=json+"],
+    ["--iodepth", "8", "--name=global", "--numjobs=2", "--name=a", "--time_based", "--runtime", "5"],
+    ["--output_format=json,normal", "--name", "x", "--bs=4k,8k", "--size=1m"],
+]
+
+MOUNT_CASES = [
+    ("127.0.0.1:/export", "vers=3,nconnect=2,timeo=600,retrans=2"),
+    ("127.0.0.1:/export", "nconnect=4,remoteports=127.0.0.1-127.0.0.2,noac"),
+    ("server:/export", "vers=3,proto=tcp,port=2049,nconnect=16,rsize=1048576,wsize=1048576,timeo=600,retrans=2"),
+    ("server:/export", "rdma,nconnect=3,soft,ro,timeo=15,retrans=0,mountport=20048"),
+    ("server:/export", "rdma,port=0"),
+    ("server:/export", "rsize=1000000,wsize=3000,timeo=9000,noac,nolock,softerr"),
+    ("server:/export", "remoteports=10.0.0.1~10.0.0.2~::1~10.0.0.9~10.0.0.3,nconnect=5"),
+    ("server:/export", "addr=192.0.2.1,mountproto=tcp,mountvers=3,sec=sys,hard,rw,nfsvers=3"),
+    ("[::1]:/export", "nconnect=2,proto=tcp,v3"),
+    ("nfs://h:2049/export?uid=7&gid=8&nconnect=4&dircache=0", None),
+    ("nfs://[::1]:2049/ex%20port?version=3&nfsport=2049&mountport=20048&readonly&debug=2", "port=0"),
+    ("nfs://127.0.0.1/export?autoreconnect=-1&readahead=0&pagecache=0&readdir-buffer=8192,65536", None),
+    ("host:/export", "vers=4,udp,sec=krb5,xprtsec=tls,intr,lookupcache=none,actimeo=0"),
+]
+
+
+def config_seeds(corpus):
+    """Seeds for the text parsers: fio job files and mount targets with options."""
+    files = sorted((ROOT / "jobs").glob("*.fio")) + sorted((ROOT / "crates").glob("*/tests/fixtures/*.fio"))
+    texts = [(f.stem, f.read_text()) for f in files] + list(FIO_JOBS.items())
+    for name, text in texts:
+        corpus.add("fio_job", name, text.encode())
+    for n, args in enumerate(FIO_ARGS):
+        job = texts[n % len(texts)][1] if n else ""
+        corpus.add("fio_job", f"args-{n}", "\0".join([job] + args).encode())
+    for n, (target, options) in enumerate(MOUNT_CASES):
+        text = target if options is None else f"{target}\0{options}"
+        corpus.add("mount_options", f"case-{n:02}", text.encode())
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__.split("\n\n")[1])
@@ -192,6 +376,8 @@ def main():
     tcp_seeds(corpus)
     rdma_seeds(corpus)
     pcap_seeds(corpus)
+    client_seeds(corpus)
+    config_seeds(corpus)
     for target, count in sorted(corpus.counts.items()):
         print(f"{target}: {count} seeds")
 

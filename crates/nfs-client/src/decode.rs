@@ -141,6 +141,31 @@ pub(crate) fn read(proc: &'static str, reply: RpcReply, requested: u32) -> Resul
     Ok(ReadReply { data, eof })
 }
 
+/// Runs the decoder the client uses for the reply to NFSv3 procedure `proc` on `reply`, as
+/// [`Pending`](crate::Pending) does, and drops what it decodes: the entry point of the fuzz target
+/// `client_replies`. `arg` is what the decoder checks the reply against (READ: the count asked for;
+/// WRITE: the bytes sent). Procedures the client never calls are [`ClientError::Unsupported`].
+#[doc(hidden)]
+pub fn decode_reply_for_fuzzing(proc: u32, reply: RpcReply, arg: u32) -> Result<(), ClientError> {
+    use nfs3_proto::Nfs3Proc as P;
+    let unsupported = || ClientError::Unsupported(format!("no reply decoder for NFSv3 procedure {proc}"));
+    let p = P::from_u32(proc).ok_or_else(unsupported)?;
+    let name = p.name();
+    match p {
+        P::Null => null(name, reply, arg),
+        P::Getattr => getattr(name, reply, arg).map(drop),
+        P::Setattr => setattr(name, reply, arg).map(drop),
+        P::Lookup => lookup(name, reply, arg).map(drop),
+        P::Read => read(name, reply, arg).map(drop),
+        P::Write => write(name, reply, arg).map(drop),
+        P::Create | P::Mkdir => create(name, reply, arg).map(drop),
+        P::Remove => remove(name, reply, arg),
+        P::Fsinfo => fsinfo(name, reply, arg).map(drop),
+        P::Commit => commit(name, reply, arg).map(drop),
+        _ => Err(unsupported()),
+    }
+}
+
 /// `part` (borrowed from `record`) as a `Bytes` sharing the record's buffer.
 fn slice_of(record: &Bytes, part: &[u8]) -> Bytes {
     if part.is_empty() {

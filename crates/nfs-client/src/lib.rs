@@ -82,6 +82,8 @@ pub mod transport;
 mod types;
 
 pub use client::NfsClient;
+#[doc(hidden)]
+pub use decode::decode_reply_for_fuzzing;
 pub use error::ClientError;
 pub use nfs3_proto::{FsinfoResOk, NfsErr3};
 pub use pending::Pending;

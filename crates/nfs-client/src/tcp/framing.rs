@@ -9,9 +9,10 @@
 use bytes::{Buf, Bytes, BytesMut};
 use onc_rpc::{RecordLimits, RpcError, LAST_FRAGMENT_BIT, MAX_FRAGMENT_LEN};
 
-/// Splits records off a receive buffer. An error is fatal to the stream.
+/// Splits records off a receive buffer: the client's sans-I/O receive framing, public so it can be
+/// fuzzed on its own. An error is fatal to the stream.
 #[derive(Debug)]
-pub(crate) struct RecordSplitter {
+pub struct RecordSplitter {
     limits: RecordLimits,
     /// Earlier fragments of a record that came in several.
     partial: BytesMut,
@@ -20,7 +21,7 @@ pub(crate) struct RecordSplitter {
 }
 
 impl RecordSplitter {
-    pub(crate) fn new(limits: RecordLimits) -> Self {
+    pub fn new(limits: RecordLimits) -> Self {
         RecordSplitter { limits, partial: BytesMut::new(), fragments: 0 }
     }
 
@@ -41,7 +42,7 @@ impl RecordSplitter {
     }
 
     /// Takes the next complete record off the front of `buf`, if one is there.
-    pub(crate) fn next(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, RpcError> {
+    pub fn next(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, RpcError> {
         loop {
             let Some((len, last)) = self.header(buf)? else { return Ok(None) };
             if buf.len() - 4 < len {
@@ -63,7 +64,7 @@ impl RecordSplitter {
 
     /// Bytes that must still arrive before [`next`](Self::next) can finish the fragment at the front
     /// of `buf` (at least 1), so the reader can make room for a large record in one allocation.
-    pub(crate) fn wanted(&self, buf: &[u8]) -> usize {
+    pub fn wanted(&self, buf: &[u8]) -> usize {
         match buf.first_chunk::<4>() {
             None => 4 - buf.len(),
             Some(word) => {
@@ -74,7 +75,7 @@ impl RecordSplitter {
     }
 
     /// True between records (the peer may close here without losing anything).
-    pub(crate) fn at_boundary(&self, buf: &[u8]) -> bool {
+    pub fn at_boundary(&self, buf: &[u8]) -> bool {
         buf.is_empty() && self.fragments == 0
     }
 }

@@ -28,7 +28,7 @@ use crate::transport::{ReplySender, RpcCall, RpcTransport};
 use crate::types::{ClientStats, ConnectionInfo};
 use connection::{Connection, Shared};
 pub(crate) use driver::{connect, connect_timeout};
-pub(crate) use framing::RecordSplitter;
+pub use framing::RecordSplitter;
 use retransmit::RetransmitPolicy;
 
 /// Room for the RPC and NFS headers of a READ reply beyond its data (verifier up to 400 bytes,

@@ -1,0 +1,48 @@
+#![no_main]
+//! Mount targets and `-o` strings (crates/mount-options) on arbitrary text.
+//!
+//! Input: UTF-8 text (invalid sequences replaced) split at the first NUL into the target and the option
+//! string (no NUL: no options). `MountSpec::parse` resolves no names (only `connection_addrs` and
+//! `server_addr` do, and they are called here only when no lookup can happen), so any target is fed.
+//! Must not panic; errors must print; and a spec that parses must survive its canonical option string:
+//! `parse(target, option_string())` gives the same spec (notices aside) and the same string again.
+use std::net::IpAddr;
+
+use libfuzzer_sys::fuzz_target;
+use mount_options::MountSpec;
+
+fn without_notices(mut spec: MountSpec) -> MountSpec {
+    spec.notices.clear();
+    spec
+}
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    let (target, options) = match text.split_once('\0') {
+        Some((t, o)) => (t, Some(o)),
+        None => (&*text, None),
+    };
+    let spec = match MountSpec::parse(target, options) {
+        Ok(spec) => spec,
+        Err(e) => {
+            let _ = e.to_string();
+            return;
+        }
+    };
+    let printed = spec.option_string();
+    let again = match MountSpec::parse(target, Some(&printed)) {
+        Ok(again) => again,
+        Err(e) => panic!("the option string {printed:?} of {target:?} -o {options:?} does not parse: {e}"),
+    };
+    assert_eq!(
+        without_notices(again.clone()),
+        without_notices(spec.clone()),
+        "{target:?} -o {options:?} printed as {printed:?}"
+    );
+    assert_eq!(again.option_string(), printed, "the canonical string is not a fixed point");
+    if !spec.remoteports.is_empty() || spec.server.parse::<IpAddr>().is_ok() {
+        let addrs = spec.connection_addrs().expect("addresses without a name to resolve");
+        assert_eq!(addrs.len(), usize::from(spec.nconnect.max(1)));
+        assert_eq!(spec.server_addr().ok(), addrs.first().copied());
+    }
+});

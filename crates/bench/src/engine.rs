@@ -106,8 +106,13 @@ async fn run_group(
     }
     config.live.begin_group(clones.len());
     let prepared = prepare_all(client, requests, config).await?;
-    let cpu_before = CpuSnapshot::now().ok();
-    let started = Instant::now();
+    // CPU is counted from the end of the longest startdelay + ramp_time, as fio resets its counters there.
+    let warmup = clones.iter().map(|c| c.spec.startdelay + c.spec.ramp_time).max().unwrap_or_default();
+    let cpu_mark = tokio::spawn(async move {
+        tokio::time::sleep(warmup).await;
+        (CpuSnapshot::now().ok(), Instant::now())
+    });
+    let group_start = (CpuSnapshot::now().ok(), Instant::now());
     let mut handles = Vec::new();
     for (slot, clone) in clones.iter().enumerate() {
         let files = clone.files.iter().filter_map(|p| prepared.get(p).cloned()).collect();
@@ -126,9 +131,15 @@ async fn run_group(
     for handle in handles {
         outcomes.push(handle.await.map_err(|e| EngineError::Usage(format!("a job task ended abnormally: {e}")))?);
     }
-    let wall = started.elapsed();
-    let cpu = match (cpu_before, CpuSnapshot::now().ok()) {
-        (Some(a), Some(b)) => CpuUsage::between(&a, &b, wall),
+    let end = CpuSnapshot::now().ok();
+    let (start, since) = if cpu_mark.is_finished() {
+        cpu_mark.await.unwrap_or(group_start)
+    } else {
+        cpu_mark.abort();
+        group_start
+    };
+    let cpu = match (start, end) {
+        (Some(a), Some(b)) => CpuUsage::between(&a, &b, since.elapsed()),
         _ => CpuUsage::default(),
     };
     let cpu = share_of(&cpu, clones.len());

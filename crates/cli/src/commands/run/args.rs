@@ -131,7 +131,7 @@ Usage: nfsbench run [JOBFILE.fio] [--name=NAME --rw=... --bs=... fio options]
                          (proto=rdma is refused by this build's client: TCP only)
   --output-format F      normal (default), json, json+ or a comma list, as fio writes them
   --output FILE          write the results to FILE instead of stdout
-  --client-threads N     client threads (default: cores, at most one per job clone)
+  --client-threads N     client threads (default: half the cores, at most one per job clone)
   --eta auto|always|never
                          the live progress line on stderr (auto: when stderr is a terminal)
 

@@ -5,7 +5,7 @@
 # Server: one NFS-Ganesha, FSAL_VFS on a tmpfs of ours (lab/peers/ganesha.sh, own state dir and ports;
 # restarted on the same files if something else stops it, noted in the report). Clients, one at a time,
 # NFSv3 over TCP:
-#   nfsbench  `nfsbench run` with its default client threads (cores, at most one per job clone)
+#   nfsbench  `nfsbench run` with its default client threads (half the cores, at most one per job clone)
 #   fio       fio 3.33 with ioengine=nfs over libnfs, patched to drain at job end (lab/peers/fio-nfs.sh)
 #   nfsb-tN   with --client-threads LIST: `nfsbench run --client-threads N` too (informational)
 #   nfsb-ncN  with --nconnect LIST: `nfsbench run` with nconnect=N too (informational; fio's nfs engine

@@ -136,17 +136,6 @@ stop_tcpdump() {
   cat "$OUT/tcpdump.err"
   grep -q '^0 packets dropped by kernel' "$OUT/tcpdump.err" || fail "tcpdump dropped packets (see above)"
 }
-# check_kernel_log: no NFS / RPC complaints from the kernel since the test began.
-check_kernel_log() {
-  local msgs
-  msgs=$(dmesg | sed -n '/nfsbench-interop: test starts/,$p' | sed 1d \
-    | grep -Ei 'nfs|rpc|xdr|xprt|lockd|svc' \
-    | grep -Ev 'Registering the id_resolver|Key type id_(resolver|legacy)|Registered .* transport module' || true)
-  if [ -n "$msgs" ]; then
-    echo "$msgs"
-    fail "the kernel logged NFS/RPC messages: $(echo "$msgs" | sed -n 1p | sed 's/^\[[^]]*\] //')"
-  fi
-}
 
 # --- phase 1: everything but the big file, under tcpdump (TCP only) --------------------------------
 step "phase 1 on the local tmpfs (reference)"

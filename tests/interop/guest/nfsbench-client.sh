@@ -72,16 +72,6 @@ nfsd_drc_hits() { awk '$1 == "rc" { print $2 }' /proc/net/rpc/nfsd; }   # retran
 nfsd_stats() { { echo "== $1"; cat /proc/net/rpc/nfsd; } >> "$OUT/nfsd-stats.txt"; }
 nfsd_stats "before"
 
-check_kernel_log() {
-  local msgs
-  msgs=$(dmesg | sed -n '/nfsbench-interop: test starts/,$p' | sed 1d \
-    | grep -Ei 'nfs|rpc|xdr|xprt|lockd|svc' \
-    | grep -Ev 'Registering the id_resolver|Key type id_(resolver|legacy)|Registered .* transport module' || true)
-  if [ -n "$msgs" ]; then
-    echo "$msgs"
-    fail "the kernel logged NFS/RPC messages: $(echo "$msgs" | sed -n 1p | sed 's/^\[[^]]*\] //')"
-  fi
-}
 check_nfsd_clean() {
   local bad; bad=$(nfsd_rpc_bad)
   [ "$bad" = 0 ] || { grep '^rpc' /proc/net/rpc/nfsd; fail "knfsd counted $bad bad RPC calls ($1): badcalls/badfmt/badauth/badclnt"; }

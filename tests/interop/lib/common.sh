@@ -172,3 +172,16 @@ server_log_check() {
 
 # libnfs URL of the RAM export (libnfs-utils, fio's nfs engine): nfs_url PORT [FILE]
 nfs_url() { echo "nfs://127.0.0.1/export${2:+/$2}?version=3&nfsport=$1&mountport=$1"; }
+
+# In a guest: fail when the kernel logged anything about NFS/RPC since the test started (the boot's
+# transport registrations aside).
+check_kernel_log() {
+  local msgs
+  msgs=$(dmesg | sed -n '/nfsbench-interop: test starts/,$p' | sed 1d \
+    | grep -Ei 'nfs|rpc|xdr|xprt|lockd|svc' \
+    | grep -Ev 'Registering the id_resolver|Key type id_(resolver|legacy)|Registered .* transport module' || true)
+  if [ -n "$msgs" ]; then
+    echo "$msgs"
+    fail "the kernel logged NFS/RPC messages: $(echo "$msgs" | sed -n 1p | sed 's/^\[[^]]*\] //')"
+  fi
+}

@@ -47,7 +47,6 @@ OUT=/tmp/nfsbench-bench-$(date +%Y%m%d-%H%M%S)
 script_option() {
   case $1 in
     --with-dir) WITH_DIR=1 OPT_ARGS=1 ;;
-    --mem-size) MEM_SIZE=${2:?--mem-size SIZE} OPT_ARGS=2 ;;
     *) return 1 ;;
   esac
 }
@@ -66,11 +65,7 @@ select_cells "${ALL_CELLS[@]}"
 NFILES=4   # the most jobs any cell runs; every server gets the same files
 
 FILE_BYTES=$(bytes_of "$FILE_SIZE") || die "--file-size: '$FILE_SIZE' is not a size"
-if [ -z "$MEM_SIZE" ]; then
-  gib=$(( (NFILES * FILE_BYTES + (1 << 30) - 1) / (1 << 30) + 1 ))
-  [ $gib -ge 2 ] || gib=2
-  MEM_SIZE=${gib}GiB
-fi
+default_mem_size $NFILES "$FILE_BYTES"
 TMPFS_SIZE=$(( (NFILES * FILE_BYTES) / (1 << 20) + 1024 ))m   # room for the files + 1 GiB
 
 GANESHA_PORT=${BENCH_GANESHA_NFS_PORT:-32049}
@@ -218,59 +213,15 @@ if __name__ == "__main__":
 PYEOF
 
 # --- cleanup -----------------------------------------------------------------------------------------
-declare -A SRV_PID=() SRV_URL=()
 SERVERS=()          # in start order: nfsbench ganesha [nfsb-dir]
 DIR_MNT=
 # on_exit in bench/lib/common.sh runs this, then stops the sampler and Ganesha and removes WORK
 cleanup_hook() {
-  local s
-  for s in nfsbench nfsb-dir; do
-    if [ -n "${SRV_PID[$s]:-}" ]; then stop_ours "$s"; fi
-  done
+  stop_all_ours
   cp -f "$OUT/ganesha/ganesha.log" "$OUT/servers/ganesha.log" 2>/dev/null || true
   if [ -n "$DIR_MNT" ] && mountpoint -q "$DIR_MNT"; then umount "$DIR_MNT" || umount -l "$DIR_MNT"; fi
 }
 set_traps
-
-# stop_ours NAME: SIGTERM, wait (the server prints its statistics to stdout on exit), SIGKILL after 20 s
-stop_ours() {
-  local name=$1 pid=${SRV_PID[$1]}
-  SRV_PID[$1]=
-  kill -0 "$pid" 2>/dev/null || { say "warning: $name (pid $pid) had already exited"; wait "$pid" 2>/dev/null || true; return 0; }
-  kill -TERM "$pid"
-  local i
-  for i in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  if kill -0 "$pid" 2>/dev/null; then say "warning: $name still alive 20 s after SIGTERM, SIGKILL"; kill -KILL "$pid"; fi
-  wait "$pid" 2>/dev/null && true
-  say "$name stopped (exit $?); statistics in $OUT/servers/$name.stdout"
-}
-
-# start_ours NAME EXPORT_SPEC
-start_ours() {
-  local name=$1 spec=$2 ready=$WORK/$1.ready
-  "$WORK/nfsbench" serve --listen 127.0.0.1:0 --export "/export=$spec" --ready-file "$ready" \
-    >"$OUT/servers/$name.stdout" 2>"$OUT/servers/$name.stderr" &
-  SRV_PID[$name]=$!
-  local i
-  for i in $(seq 300); do
-    [ -s "$ready" ] && break
-    kill -0 "${SRV_PID[$name]}" 2>/dev/null || { cat "$OUT/servers/$name.stderr" >&2; die "$name exited during startup"; }
-    sleep 0.1
-  done
-  [ -s "$ready" ] || die "$name: no ready file after 30 s"
-  local port
-  port=$(head -1 "$ready" | sed 's/.*://')
-  SRV_URL[$name]="nfs://127.0.0.1/export?version=3&nfsport=$port&mountport=$port"
-  SERVERS+=("$name")
-  say "$name pid ${SRV_PID[$name]} on 127.0.0.1:$port exporting /export=$spec"
-}
-
-# check_up NAME: the process lives and answers NFS v3 and MOUNT v3 NULL calls
-check_up() {
-  local name=$1 pid=${SRV_PID[$1]}
-  kill -0 "$pid" 2>/dev/null || { tail -5 "$OUT/servers/$name.stderr" >&2 2>/dev/null; return 1; }
-  url_up "${SRV_URL[$1]}"
-}
 
 # --- machine, tools -------------------------------------------------------------------------------------
 prepare_tools $(( NFILES * FILE_BYTES * (2 + WITH_DIR) )) serve \
@@ -278,6 +229,7 @@ prepare_tools $(( NFILES * FILE_BYTES * (2 + WITH_DIR) )) serve \
 
 # --- servers -----------------------------------------------------------------------------------------
 start_ours nfsbench "mem:$MEM_SIZE"
+SERVERS+=(nfsbench)
 GANESHA_STARTED=1
 SRV_URL[ganesha]=$(ganesha start)
 SRV_PID[ganesha]=$(sed -n 's/^PID=//p' "$OUT/ganesha/ganesha.env")
@@ -288,6 +240,7 @@ if [ $WITH_DIR = 1 ]; then
   mkdir -p "$DIR_MNT"
   mount -t tmpfs -o "size=$TMPFS_SIZE,mode=1777" nfsbench-bench-dir "$DIR_MNT"
   start_ours nfsb-dir "dir:$DIR_MNT"
+  SERVERS+=(nfsb-dir)
 fi
 for s in "${SERVERS[@]}"; do check_up "$s" || die "$s does not answer"; done
 
@@ -303,12 +256,7 @@ for s in "${SERVERS[@]}"; do
   check_layout "$OUT/json/precreate-$s.json" "$FILE_BYTES" "$t0" "pre-create by fio on $s"
   if [ -s "$OUT/json/precreate-$s.err" ]; then say "fio stderr during pre-create on $s:"; head -5 "$OUT/json/precreate-$s.err" >&2; fi
 done
-if command -v nfs-ls >/dev/null; then
-  for s in "${SERVERS[@]}"; do
-    n=$(nfs-ls "${SRV_URL[$s]}" 2>/dev/null | awk -v w="$FILE_BYTES" '$NF ~ /^bench\.[0-9]+$/ && $(NF-1) == w' | wc -l)
-    [ "$n" = $NFILES ] || die "nfs-ls on $s lists $n of $NFILES files bench.N of $FILE_BYTES bytes"
-  done
-fi
+for s in "${SERVERS[@]}"; do check_files "$s" '^bench\.[0-9]+$' $NFILES "$FILE_BYTES"; done
 
 # --- measurement: reps × cells × servers, server order reversed every rep --------------------------------
 CSV=$OUT/results.csv
@@ -342,7 +290,7 @@ measure() {
 run_matrix server "${SERVERS[@]}"
 
 # --- stop our servers (their statistics go to stdout at SIGTERM), then the report ------------------------
-for s in nfsbench nfsb-dir; do if [ -n "${SRV_PID[$s]:-}" ]; then stop_ours "$s"; fi; done
+stop_all_ours
 servers_spec=$(IFS=,; echo "${SERVERS[*]}")
 {
   echo "== nfsbench serve vs NFS-Ganesha, loopback, fio ioengine=nfs (libnfs, NFSv3)"

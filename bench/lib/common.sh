@@ -19,7 +19,7 @@ py() { PYTHONPATH=$repo/bench/lib python3 "$PY" "$@"; }
 
 # shellcheck disable=SC2034  # the variables are the calling script's
 # common_option ARGS...: one of the options every script takes (--quick --reps --runtime --ramp
-# --file-size --cells --nfsbench --out --help) from the front of ARGS; sets OPT_ARGS to the words it took
+# --file-size --cells --mem-size --nfsbench --out --help) from the front of ARGS; sets OPT_ARGS to the words it took
 common_option() {
   OPT_ARGS=2
   case $1 in
@@ -29,6 +29,7 @@ common_option() {
     --ramp) RAMP=${2:?--ramp S} ;;
     --file-size) FILE_SIZE=${2:?--file-size SIZE} ;;
     --cells) CELLS_ARG=${2:?--cells LIST} ;;
+    --mem-size) MEM_SIZE=${2:?--mem-size SIZE} ;;
     --nfsbench) NFSBENCH=${2:?--nfsbench PATH} ;;
     --out) OUT=${2:?--out DIR} ;;
     -h|--help) usage ;;
@@ -96,6 +97,13 @@ check_common_options() {
   [[ $RAMP =~ ^[0-9]+$ ]] || die "--ramp: whole seconds, not '$RAMP'"
   [ "$(id -u)" = 0 ] || die "needs root (Ganesha's FSAL_VFS, tmpfs mounts)"
   [ -x "$NFSBENCH" ] || die "no nfsbench binary at $NFSBENCH (cargo build --release -p nfsbench)"
+}
+
+# default_mem_size NFILES FILE_BYTES: MEM_SIZE (--mem-size) or room for the files + 1 GiB, at least 2 GiB
+default_mem_size() {
+  local gib=$(( ($1 * $2 + (1 << 30) - 1) / (1 << 30) + 1 ))
+  [ $gib -ge 2 ] || gib=2
+  MEM_SIZE=${MEM_SIZE:-${gib}GiB}
 }
 
 # write_machine_info FILE: date, host, cores, CPU model, kernel, memory, load; also printed
@@ -168,6 +176,66 @@ mntport_of() { local p=${1#*mountport=}; echo "${p%%[!0-9]*}"; }
 url_up() {
   python3 "$BENCHLIB" null "$(port_of "$1")" 100003 3 || { say "no answer to NFS NULL on $1"; return 1; }
   python3 "$BENCHLIB" null "$(mntport_of "$1")" 100005 3 || { say "no answer to MOUNT NULL on $1"; return 1; }
+}
+
+# --- our own servers: `nfsbench serve`, started once, on a free port ------------------------------------
+# SRV_PID / SRV_URL: pid and libnfs URL of each server by name (the scripts put Ganesha's there too);
+# OURS: the names start_ours started, logs in $OUT/servers/NAME.{stdout,stderr}
+declare -A SRV_PID=() SRV_URL=()
+OURS=()
+
+# start_ours NAME EXPORT_SPEC: `nfsbench serve --export /export=EXPORT_SPEC` ($WORK/nfsbench) on
+# 127.0.0.1, port 0 (a free one, from its ready file)
+start_ours() {
+  local name=$1 spec=$2 ready=$WORK/$1.ready i port
+  mkdir -p "$OUT/servers"
+  "$WORK/nfsbench" serve --listen 127.0.0.1:0 --export "/export=$spec" --ready-file "$ready" \
+    >"$OUT/servers/$name.stdout" 2>"$OUT/servers/$name.stderr" &
+  SRV_PID[$name]=$!
+  OURS+=("$name")
+  for i in $(seq 300); do
+    [ -s "$ready" ] && break
+    kill -0 "${SRV_PID[$name]}" 2>/dev/null || { cat "$OUT/servers/$name.stderr" >&2; die "$name exited during startup"; }
+    sleep 0.1
+  done
+  [ -s "$ready" ] || die "$name: no ready file after 30 s"
+  port=$(head -1 "$ready" | sed 's/.*://')
+  SRV_URL[$name]="nfs://127.0.0.1/export?version=3&nfsport=$port&mountport=$port"
+  say "$name pid ${SRV_PID[$name]} on 127.0.0.1:$port exporting /export=$spec"
+}
+
+# stop_ours NAME: SIGTERM, wait (the server prints its statistics to stdout on exit), SIGKILL after 20 s
+stop_ours() {
+  local name=$1 pid=${SRV_PID[$1]} i
+  SRV_PID[$1]=
+  kill -0 "$pid" 2>/dev/null || { say "warning: $name (pid $pid) had already exited"; wait "$pid" 2>/dev/null || true; return 0; }
+  kill -TERM "$pid"
+  for i in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$pid" 2>/dev/null; then say "warning: $name still alive 20 s after SIGTERM, SIGKILL"; kill -KILL "$pid"; fi
+  wait "$pid" 2>/dev/null && true
+  say "$name stopped (exit $?); statistics in $OUT/servers/$name.stdout"
+}
+
+# stop_all_ours: every server start_ours started and nobody stopped yet
+stop_all_ours() {
+  local s
+  for s in "${OURS[@]}"; do if [ -n "${SRV_PID[$s]}" ]; then stop_ours "$s"; fi; done
+}
+
+# check_up NAME: the process lives and answers NFS v3 and MOUNT v3 NULL calls
+check_up() {
+  local name=$1 pid=${SRV_PID[$1]}
+  kill -0 "$pid" 2>/dev/null || { tail -5 "$OUT/servers/$name.stderr" >&2 2>/dev/null; return 1; }
+  url_up "${SRV_URL[$1]}"
+}
+
+# check_files NAME REGEX N BYTES: nfs-ls (libnfs) lists N files named REGEX of BYTES bytes in the root of
+# server NAME's export (skipped without nfs-ls)
+check_files() {
+  command -v nfs-ls >/dev/null || { say "no nfs-ls: the files on $1 are not listed"; return 0; }
+  local n
+  n=$(nfs-ls "${SRV_URL[$1]}" 2>/dev/null | awk -v re="$2" -v w="$4" '$NF ~ re && $(NF-1) == w' | wc -l)
+  [ "$n" = "$3" ] || die "nfs-ls on $1 lists $n of $3 files $2 of $4 bytes"
 }
 
 # on_exit, set as the EXIT trap by set_traps: the script's cleanup_hook (its clients, servers), then

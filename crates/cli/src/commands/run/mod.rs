@@ -54,12 +54,16 @@ pub fn run(raw: &[String]) -> anyhow::Result<ExitCode> {
     // Half the cores: the client's tasks are cheap and a loopback or same-host server needs the rest; on
     // 2 cores one thread measured faster than two (bench/client-vs-fio.sh, 4 jobs).
     let threads = args.client_threads.unwrap_or_else(|| (cores / 2).min(clones).max(1));
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(threads)
-        .enable_all()
-        .thread_name("nfsbench-run")
-        .build()
-        .context("starting the client runtime")?;
+    // One thread runs everything on the calling thread (tokio's current-thread scheduler): no
+    // cross-thread wake-ups between a connection's reader and the jobs it completes.
+    let mut builder = if threads == 1 {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        let mut b = tokio::runtime::Builder::new_multi_thread();
+        b.worker_threads(threads).thread_name("nfsbench-run");
+        b
+    };
+    let runtime = builder.enable_all().build().context("starting the client runtime")?;
     runtime.block_on(run_jobs(&args, &jobs, &spec))
 }
 

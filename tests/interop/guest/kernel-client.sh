@@ -119,30 +119,13 @@ fsstat() {
   [ $# = 3 ] || fail "df $MNT printed no size line"
   FS_TOTAL=$1 FS_USED=$2 FS_AVAIL=$3
 }
-start_tcpdump() {
-  rm -f "$1"
-  tcpdump -i lo -s 0 -B 32768 -U -Z root -w "$1" "tcp port $P" 2> "$OUT/tcpdump.err" &
-  TCPDUMP=$!
-  wait_for 30 "tcpdump start" grep -q 'listening on' "$OUT/tcpdump.err"
-  sleep 0.5
-}
-stop_tcpdump() {
-  sleep 1
-  kill -INT "$TCPDUMP"
-  for _ in $(seq 100); do kill -0 "$TCPDUMP" 2>/dev/null || break; sleep 0.1; done
-  kill -0 "$TCPDUMP" 2>/dev/null && fail "tcpdump did not stop within 10 s"
-  wait "$TCPDUMP" || true
-  TCPDUMP=
-  cat "$OUT/tcpdump.err"
-  grep -q '^0 packets dropped by kernel' "$OUT/tcpdump.err" || fail "tcpdump dropped packets (see above)"
-}
 
 # --- phase 1: everything but the big file, under tcpdump (TCP only) --------------------------------
 step "phase 1 on the local tmpfs (reference)"
 cd "$LOCAL/w"; T=$OUT/transcript.local.1; : > "$T"; phase_small; cd /
 step "phase 1 over NFS ($OPTS)"
 PCAP=$OUT/kernel-client-tcp.pcap
-if [ "$PROTO" = tcp ]; then start_tcpdump "$PCAP"; fi
+if [ "$PROTO" = tcp ]; then start_tcpdump "$PCAP" "tcp port $P"; fi
 mount_nfs
 must 30 "mkdir $MNT/w" mkdir "$MNT/w"
 t0=$(now_ns)
@@ -157,7 +140,7 @@ log "df after phase 1: total=$FS_TOTAL KiB used=$FS_USED KiB avail=$FS_AVAIL KiB
 [ "$FS_TOTAL" = 1048576 ] || fail "df (FSSTAT): total size $FS_TOTAL KiB, the export is mem:1GiB = 1048576 KiB"
 umount_nfs
 if [ "$PROTO" = tcp ]; then
-  stop_tcpdump
+  stop_tcpdump "$PCAP"
   touch "$OUT/capture.done"
   log "capture: $(stat -c %s "$PCAP") bytes in $PCAP (server port $P)"
 fi

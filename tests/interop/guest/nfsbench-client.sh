@@ -159,12 +159,7 @@ RW=$((8 * MiB))
 step "5. 4 KiB randwrite + verify (default verify_interval), fsync=32, $((RW / MiB)) MiB, iodepth=8"
 PCAP=$OUT/nfsbench-client-knfsd.pcap
 if [ "$PROTO" = tcp ]; then
-  rm -f "$PCAP"
-  tcpdump -i lo -s 0 -B 32768 -U -Z root -w "$PCAP" 'tcp port 111 or tcp port 2049 or tcp port '"$MOUNTD_PORT" \
-    2> "$OUT/tcpdump.err" &
-  TCPDUMP=$!
-  wait_for 30 "tcpdump start" grep -q 'listening on' "$OUT/tcpdump.err"
-  sleep 0.5
+  start_tcpdump "$PCAP" "tcp port 111 or tcp port 2049 or tcp port $MOUNTD_PORT"
 fi
 w0=$(nfsd_proc3 WRITE) c0=$(nfsd_proc3 COMMIT)
 # fsync=32: a COMMIT after every 32 writes, once those writes are answered (as fio's fsync waits for
@@ -181,18 +176,7 @@ log "knfsd counted $writes WRITE and $commits COMMIT calls for this job; the cli
 echo "$writes $commits" > "$OUT/rand4k.counts"
 [ "$(stat -c %s "$EXPORT/rand4k.0.0")" = $RW ] || fail "rand4k.0.0 has $(stat -c %s "$EXPORT/rand4k.0.0") bytes on the server"
 if [ "$PROTO" = tcp ]; then
-  # Under TCG tcpdump lags behind: let it drain its buffer (the file stops growing) before stopping it.
-  prev=-1 deadline=$((SECONDS + 90))
-  while [ "$(stat -c %s "$PCAP")" != "$prev" ] && [ $SECONDS -lt $deadline ]; do
-    prev=$(stat -c %s "$PCAP"); sleep 2
-  done
-  kill -INT "$TCPDUMP"
-  for _ in $(seq 100); do kill -0 "$TCPDUMP" 2>/dev/null || break; sleep 0.1; done
-  kill -0 "$TCPDUMP" 2>/dev/null && fail "tcpdump did not stop within 10 s"
-  wait "$TCPDUMP" || true
-  TCPDUMP=
-  cat "$OUT/tcpdump.err"
-  grep -q '^0 packets dropped by kernel' "$OUT/tcpdump.err" || fail "tcpdump dropped packets (see above)"
+  stop_tcpdump "$PCAP"
   echo "$MOUNTD_PORT" > "$OUT/mountd.port"
   touch "$OUT/capture.done"
   log "capture: $(stat -c %s "$PCAP") bytes in $PCAP"

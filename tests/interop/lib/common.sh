@@ -185,3 +185,28 @@ check_kernel_log() {
     fail "the kernel logged NFS/RPC messages: $(echo "$msgs" | sed -n 1p | sed 's/^\[[^]]*\] //')"
   fi
 }
+
+# In a guest: capture loopback traffic matching FILTER into PCAP (tcpdump's stderr in $OUT/tcpdump.err).
+start_tcpdump() { # start_tcpdump PCAP FILTER
+  rm -f "$1"
+  tcpdump -i lo -s 0 -B 32768 -U -Z root -w "$1" "$2" 2> "$OUT/tcpdump.err" &
+  TCPDUMP=$!
+  wait_for 30 "tcpdump start" grep -q 'listening on' "$OUT/tcpdump.err"
+  sleep 0.5
+}
+
+# Stop it once it has written everything: under TCG tcpdump lags behind, so wait until PCAP stops
+# growing (at most 90 s); fail if it dropped packets.
+stop_tcpdump() { # stop_tcpdump PCAP
+  local prev=-1 deadline=$((SECONDS + 90))
+  while [ "$(stat -c %s "$1")" != "$prev" ] && [ $SECONDS -lt $deadline ]; do
+    prev=$(stat -c %s "$1"); sleep 2
+  done
+  kill -INT "$TCPDUMP"
+  for _ in $(seq 100); do kill -0 "$TCPDUMP" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$TCPDUMP" 2>/dev/null && fail "tcpdump did not stop within 10 s"
+  wait "$TCPDUMP" || true
+  TCPDUMP=
+  cat "$OUT/tcpdump.err"
+  grep -q '^0 packets dropped by kernel' "$OUT/tcpdump.err" || fail "tcpdump dropped packets (see above)"
+}

@@ -7,47 +7,13 @@ use std::sync::Arc;
 use common::Client;
 use nfs3_proto::mount::{DirPath, MountRes3};
 use nfs3_proto::{Ftype3, GetattrArgs, GetattrRes, Nfs3Result};
-use nfs_server::backend::mem::MemBackend;
-use nfs_server::{ExportConfig, Server, ServerConfig, Squash};
 use onc_rpc::{frame_record, AcceptStat, AuthSysParms, CallHeader, OpaqueAuth, ReplyBody, RpcMessage};
 use onc_rpc::{MAX_FRAGMENT_LEN, MOUNT_PROGRAM, NFS_PROGRAM};
-use server_tcp::{ConnectionLimits, Listeners, TcpServer};
+use test_support::TestServer;
 use xdr::{XdrEncode, XdrWriter};
 
-struct NfsRunning {
-    addr: std::net::SocketAddr,
-    stop: tokio::sync::oneshot::Sender<()>,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
-    server: Arc<Server>,
-}
-
-async fn start() -> NfsRunning {
-    let listeners = Listeners::bind(&["127.0.0.1:0".parse().expect("addr")]).expect("bind");
-    let addr = listeners.local_addrs()[0];
-    let export = ExportConfig {
-        path: "/export".into(),
-        backend: Arc::new(MemBackend::new(64 << 20)),
-        read_only: false,
-        clients: Vec::new(),
-        squash: Squash::None,
-        anon_uid: 65534,
-        anon_gid: 65534,
-        secure: false,
-    };
-    let config = ServerConfig {
-        exports: vec![export],
-        max_io_size: 1 << 20,
-        drc_entries: 64,
-        tcp_port: addr.port(),
-        rdma_port: None,
-    };
-    let server = Arc::new(Server::new(config).expect("server"));
-    let tcp = TcpServer::new(listeners, Arc::clone(&server), ConnectionLimits::default());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(tcp.run(async {
-        let _ = stopped.await;
-    }));
-    NfsRunning { addr, stop, task, server }
+async fn start() -> TestServer {
+    TestServer::start().await
 }
 
 /// An AUTH_SYS (root) call to `prog` version 3 with `args` encoded after the header, record-marked.
@@ -91,9 +57,9 @@ async fn serves_nfs_null_mount_and_getattr_of_the_export_root() {
         Nfs3Result::Ok(ok) => assert_eq!(ok.obj_attributes.ftype, Ftype3::Dir),
         Nfs3Result::Fail(e, _) => panic!("GETATTR failed: {e:?}"),
     }
-    running.stop.send(()).expect("stop");
-    running.task.await.expect("task").expect("run");
-    let report = running.server.stats_report();
+    let server = Arc::clone(&running.server);
+    running.stop().await;
+    let report = server.stats_report();
     assert!(report.contains("GETATTR"), "{report}");
 }
 
@@ -111,8 +77,7 @@ async fn answers_a_deep_pipeline_of_calls_on_one_connection() {
     }
     seen.sort_unstable();
     assert_eq!(seen, (100..1100).collect::<Vec<_>>());
-    running.stop.send(()).expect("stop");
-    running.task.await.expect("task").expect("run");
+    running.stop().await;
 }
 
 #[tokio::test]
@@ -136,6 +101,5 @@ async fn garbage_gets_garbage_args_or_a_close_and_other_clients_are_still_served
     assert!(raw.closed_by_server().await);
     good.send(&rpc_call(11, NFS_PROGRAM, 0, &[])).await;
     assert_eq!(good.success().await.0, 11);
-    running.stop.send(()).expect("stop");
-    running.task.await.expect("task").expect("run");
+    running.stop().await;
 }

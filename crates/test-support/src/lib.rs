@@ -68,13 +68,13 @@ impl TestServer {
         TestServer { addr, addrs, server, transport, stop: Some(stop), task: Some(task) }
     }
 
-    /// Stop accepting, let connections finish, and wait for the server to end.
+    /// Stop accepting, let connections finish, and wait for the server to end; panics if it failed.
     pub async fn stop(mut self) {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
         if let Some(task) = self.task.take() {
-            let _ = task.await;
+            task.await.expect("server task").expect("server ran without error");
         }
     }
 }

@@ -40,7 +40,7 @@ pub struct EngineRun {
 }
 
 /// One clone to run.
-struct Clone_ {
+struct JobClone {
     jobnum: u32,
     spec: Arc<JobSpec>,
     files: Vec<String>,
@@ -95,7 +95,7 @@ async fn run_group(
                 request.verifier = request.verifier.or(verifier);
                 files.push(path);
             }
-            clones.push(Clone_ {
+            clones.push(JobClone {
                 jobnum,
                 spec: spec.clone(),
                 files,
@@ -259,7 +259,7 @@ fn seed_for(spec: &JobSpec, job_index: usize, jobnum: u32) -> u64 {
     splitmix64(base ^ ((job_index as u64) << 32 | u64::from(jobnum)))
 }
 
-fn result_for(clone: &Clone_, outcome: WorkerOutcome, cpu: CpuUsage) -> JobResult {
+fn result_for(clone: &JobClone, outcome: WorkerOutcome, cpu: CpuUsage) -> JobResult {
     JobResult {
         name: clone.spec.name.clone(),
         groupid: clone.spec.group,

@@ -18,6 +18,9 @@ pub enum EngineError {
     /// The server wrote less than asked while laying out a file.
     #[error("file '{name}': server wrote {written} of {asked} bytes at offset {offset}")]
     ShortWrite { name: String, offset: u64, asked: u64, written: u64 },
+    /// The server's write verifier changed while laying out a file: it restarted and may have lost data.
+    #[error("file '{name}': the server's write verifier changed while laying it out: unstable writes may be lost")]
+    VerifierChanged { name: String },
     /// Resolving the job directory failed.
     #[error("directory '{path}': {source}")]
     Directory {

@@ -53,9 +53,7 @@ pub async fn prepare_file(
     let mut written = 0;
     if request.fill && attr.size < end {
         let from = fill_start(attr.size, request.region, request.verifier.map_or(1, |v| v.interval()));
-        written = fill(client, &fh, from, end, request.verifier, seed)
-            .await
-            .map_err(|e| EngineError::file(&request.name, e))?;
+        written = fill(client, &fh, &request.name, from, end, request.verifier, seed).await?;
     }
     Ok((PreparedFile { name: request.name.clone(), fh, region: request.region }, written))
 }
@@ -87,21 +85,25 @@ fn fill_start(size: u64, region: Region, unit: u64) -> u64 {
     }
 }
 
-/// Write `[from, end)` in wsize-sized chunks, verify units when a verifier is given, then COMMIT.
+/// Write `[from, end)` in wsize-sized chunks, verify units when a verifier is given, then COMMIT; a
+/// short write, or a write verifier that changes before the COMMIT (RFC 1813 §3.3.21: the server
+/// restarted and may have lost the data), fails the layout.
 async fn fill(
     client: &NfsClient,
     fh: &FileHandle,
+    name: &str,
     from: u64,
     end: u64,
     verifier: Option<Verifier>,
     seed: u64,
-) -> Result<u64, nfs_client::ClientError> {
+) -> Result<u64, EngineError> {
     let unit = verifier.map_or(4096, |v| v.interval());
     let chunk = (u64::from(client.wsize()) / unit * unit).max(unit);
     let filler = Bytes::from(crate::buffers::random_bytes(chunk as usize, seed));
     let mut in_flight = FuturesUnordered::new();
     let mut offset = from;
     let mut written = 0;
+    let mut write_verifier = None;
     while offset < end || !in_flight.is_empty() {
         while offset < end && in_flight.len() < LAYOUT_DEPTH {
             let len = chunk.min(end - offset);
@@ -113,14 +115,26 @@ async fn fill(
                 }
                 None => filler.slice(..len as usize),
             };
-            in_flight.push(client.submit_write(fh, offset, data, StableHow::Unstable));
+            let pending = client.submit_write(fh, offset, data, StableHow::Unstable);
+            in_flight.push(async move { (offset, len, pending.await) });
             offset += len;
         }
-        if let Some(reply) = in_flight.next().await {
-            written += u64::from(reply?.count);
+        if let Some((at, asked, reply)) = in_flight.next().await {
+            let reply = reply.map_err(|e| EngineError::file(name, e))?;
+            if u64::from(reply.count) < asked {
+                let (name, written) = (name.to_string(), u64::from(reply.count));
+                return Err(EngineError::ShortWrite { name, offset: at, asked, written });
+            }
+            if *write_verifier.get_or_insert(reply.verifier) != reply.verifier {
+                return Err(EngineError::VerifierChanged { name: name.to_string() });
+            }
+            written += asked;
         }
     }
-    client.commit(fh, 0, 0).await?;
+    let committed = client.commit(fh, 0, 0).await.map_err(|e| EngineError::file(name, e))?;
+    if write_verifier.is_some_and(|v| v != committed) {
+        return Err(EngineError::VerifierChanged { name: name.to_string() });
+    }
     Ok(written)
 }
 

@@ -232,11 +232,11 @@ fn verifier_for(spec: &JobSpec) -> Result<Option<Verifier>, EngineError> {
         Verify::Crc32c => VerifyKind::Crc32c,
         Verify::Md5 => VerifyKind::Md5,
     };
-    let min_bs = spec.bs.iter().map(|b| crate::offsets::BlockSizer::new(b).min()).min().unwrap_or(4096);
+    let min_bs = spec.min_bs();
     // fio's unit: the block size unless verify_interval says otherwise. A job that checks what a job with
     // another block size wrote needs a common verify_interval (e.g. 4k) on both.
     let interval = spec.effective_verify_interval().unwrap_or(min_bs);
-    if interval < HEADER_LEN as u64 * 2 || min_bs % interval != 0 {
+    if interval < HEADER_LEN as u64 * 2 || !min_bs.is_multiple_of(interval) {
         return Err(EngineError::Usage(format!(
             "job '{}': verify_interval={interval} must be at least {} bytes and divide the smallest block size ({min_bs})",
             spec.name,

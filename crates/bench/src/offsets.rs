@@ -17,15 +17,7 @@ pub struct BlockSizer {
 impl BlockSizer {
     /// A sizer for one direction's `bs` setting.
     pub fn new(choice: &BlockSize) -> Self {
-        let (min, max) = match choice {
-            BlockSize::Fixed(bs) => (*bs, *bs),
-            BlockSize::Range { min, max } => (*min, *max),
-            BlockSize::Split(split) => (
-                split.iter().map(|(bs, _)| *bs).min().unwrap_or(4096),
-                split.iter().map(|(bs, _)| *bs).max().unwrap_or(4096),
-            ),
-        };
-        BlockSizer { choice: choice.clone(), min: min.max(1), max: max.max(1) }
+        BlockSizer { choice: choice.clone(), min: choice.min().max(1), max: choice.max().max(1) }
     }
 
     /// The smallest length this sizer returns.

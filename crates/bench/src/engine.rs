@@ -176,10 +176,7 @@ async fn prepare_all(
                 None => (root.clone(), request.name.clone()),
             };
             async move {
-                let mut local = request.clone();
-                local.name = leaf;
-                let (mut file, written) = prepare_file(client, &dir, &local, splitmix64(i as u64)).await?;
-                file.name = request.name.clone();
+                let (file, written) = prepare_file(client, &dir, &leaf, &request, splitmix64(i as u64)).await?;
                 if verbose && written > 0 {
                     eprintln!("{}: Laying out IO file (1 file / {}MiB)", request.name, written >> 20);
                 }

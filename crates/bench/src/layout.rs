@@ -30,22 +30,25 @@ pub struct LayoutRequest {
 
 /// Writes in flight while laying out a file.
 const LAYOUT_DEPTH: usize = 8;
-/// Mode of files and directories nfsbench creates.
+/// Mode of files nfsbench creates.
 const FILE_MODE: u32 = 0o644;
-const DIR_MODE: u32 = 0o755;
 
-/// Resolve (and create) `name` under `dir`, then fill it if asked. Returns the file and the bytes written.
+/// Resolve (and create) the file `leaf` in `dir` (the directory of `request.name`, already resolved),
+/// then fill it if asked. Returns the file and the bytes written.
 pub async fn prepare_file(
     client: &NfsClient,
     dir: &FileHandle,
+    leaf: &str,
     request: &LayoutRequest,
     seed: u64,
 ) -> Result<(PreparedFile, u64), EngineError> {
-    let (parent, leaf) = make_parents(client, dir, &request.name).await?;
-    let (fh, attr) = match client.lookup(&parent, leaf).await.map_err(|e| EngineError::file(&request.name, e))? {
+    if leaf.is_empty() {
+        return Err(EngineError::Usage(format!("file name '{}' names no file", request.name)));
+    }
+    let (fh, attr) = match client.lookup(dir, leaf).await.map_err(|e| EngineError::file(&request.name, e))? {
         Some(found) => found,
         None => client
-            .create(&parent, leaf, CreateHow::Unchecked, FILE_MODE)
+            .create(dir, leaf, CreateHow::Unchecked, FILE_MODE)
             .await
             .map_err(|e| EngineError::file(&request.name, e))?,
     };
@@ -56,24 +59,6 @@ pub async fn prepare_file(
         written = fill(client, &fh, &request.name, from, end, request.verifier, seed).await?;
     }
     Ok((PreparedFile { name: request.name.clone(), fh, region: request.region }, written))
-}
-
-/// Walk `path`'s directories below `dir`, making the missing ones; returns the parent and the leaf name.
-async fn make_parents<'p>(
-    client: &NfsClient,
-    dir: &FileHandle,
-    path: &'p str,
-) -> Result<(FileHandle, &'p str), EngineError> {
-    let mut parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty() && *p != ".").collect();
-    let leaf = parts.pop().ok_or_else(|| EngineError::Usage(format!("file name '{path}' names no file")))?;
-    let mut current = dir.clone();
-    for part in parts {
-        current = match client.lookup(&current, part).await.map_err(|e| EngineError::file(path, e))? {
-            Some((fh, _)) => fh,
-            None => client.mkdir(&current, part, DIR_MODE).await.map_err(|e| EngineError::file(path, e))?.0,
-        };
-    }
-    Ok((current, leaf))
 }
 
 /// Where filling resumes: the last whole unit below the current size, never before the region.

@@ -1,4 +1,4 @@
-//! Files before the I/O starts, as fio lays them out: directories on the way are made, missing files are
+//! Files before the I/O starts, as fio lays them out (their directories made by `paths`): missing files are
 //! created, and a file that a job reads but that is shorter than its region is written out to full size
 //! ("Laying out IO file"), with verify units when the job verifies. fio's nfs engine skips this and fails
 //! on read jobs; nfsbench must not.

@@ -1,0 +1,37 @@
+//! The RDMA provider interface that nfsbench's RPC-over-RDMA transport (`transport-rdma`) runs on, so
+//! that one protocol engine drives a real NIC (`rdma-verbs`: rdma-core over InfiniBand, RoCE, iWARP or
+//! Soft-RoCE) and machines without one (`rdma-soft`).
+//!
+//! The model is a reliable-connected queue pair as verbs define it, reduced to what RPC-over-RDMA uses:
+//! - [`Provider::connect`] / [`Provider::listen`] + [`Listener::accept`] + [`Incoming::accept`]:
+//!   connection set-up carrying private data both ways (RFC 8797 puts the inline thresholds there), with
+//!   the initiator depth and responder resources of [`QpConfig`] (the Linux client offers 0: the server
+//!   issues every RDMA Read and Write).
+//! - [`QueuePair::post_recvs`] posts receive buffers of the connection's receive size; a Send that meets
+//!   no posted receive fails the connection, as on RC with `rnr_retry = 0`: credits are what prevent it.
+//! - [`QueuePair::post_send`]: one message, copied out of the caller's slices before the call returns.
+//! - [`QueuePair::register`] turns owned memory into a [`MemoryRegion`] the peer may read or write
+//!   through its handle (R_key) until [`MemoryRegion::invalidate`]; an access with a stale or wrong
+//!   handle, past the region or without the right fails with [`WcError::RemoteAccess`] and breaks the
+//!   connection, as RC does.
+//! - [`QueuePair::post_read`] / [`QueuePair::post_write`]: one-sided RDMA Read and Write between a local
+//!   region and a [`RemoteSegment`]. Work requests complete in the order they were posted, and an RDMA
+//!   Write is placed at the target before any Send posted after it is delivered (RC ordering), which is
+//!   what lets a responder post its Writes and the reply's Send back to back.
+//! - [`QueuePair::poll_completions`]: the completion queue, async-ready (a waker is woken when more
+//!   arrive). After an error every outstanding request completes with [`WcError::Flushed`] and then the
+//!   poll returns [`RdmaError::Disconnected`].
+//!
+//! Memory safety across the provider boundary: a [`MemoryRegion`] owns its buffer, and every posted
+//! operation holds a clone of the region until its completion, so no RDMA access can outlive the memory
+//! it targets. The buffer is given back by [`MemoryRegion::into_buffer`] once nothing holds it.
+
+mod error;
+mod provider;
+mod region;
+mod types;
+
+pub use error::{RdmaError, WcError};
+pub use provider::{next_completions, BoxFuture, Incoming, Listener, Provider, QueuePair};
+pub use region::{Access, MemoryRegion, RegBuf, Registration};
+pub use types::{Completion, CompletionKind, ConnectionInfo, QpConfig, RemoteSegment, WrId};

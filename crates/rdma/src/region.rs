@@ -1,0 +1,278 @@
+//! Registered memory: owned by its [`MemoryRegion`] so that no RDMA access outlives it.
+
+use std::fmt;
+use std::ops::BitOr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use crate::types::RemoteSegment;
+
+/// What a registration allows (ibv_access_flags). Local reads are always allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Access(u8);
+
+impl Access {
+    pub const NONE: Access = Access(0);
+    /// The local side may write into it (a receive, the target of an RDMA Read).
+    pub const LOCAL_WRITE: Access = Access(1);
+    /// The peer may RDMA-Read it.
+    pub const REMOTE_READ: Access = Access(2);
+    /// The peer may RDMA-Write it (needs a writable buffer).
+    pub const REMOTE_WRITE: Access = Access(4);
+
+    /// True when every right in `other` is in `self`.
+    pub fn contains(self, other: Access) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The raw bits (1 local write, 2 remote read, 4 remote write).
+    pub fn bits(self) -> u8 {
+        self.0
+    }
+}
+
+impl BitOr for Access {
+    type Output = Access;
+    fn bitor(self, rhs: Access) -> Access {
+        Access(self.0 | rhs.0)
+    }
+}
+
+/// Memory handed over for registration. `ReadOnly` may only be read (a WRITE payload the peer pulls);
+/// `Writable` may be written locally or remotely (a READ's destination, an RDMA Read's target).
+#[derive(Debug)]
+pub enum RegBuf {
+    ReadOnly(Bytes),
+    Writable(Vec<u8>),
+}
+
+impl RegBuf {
+    pub fn len(&self) -> usize {
+        match self {
+            RegBuf::ReadOnly(b) => b.len(),
+            RegBuf::Writable(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes, as frozen [`Bytes`] (a writable buffer is moved, not copied).
+    pub fn into_bytes(self) -> Bytes {
+        match self {
+            RegBuf::ReadOnly(b) => b,
+            RegBuf::Writable(v) => Bytes::from(v),
+        }
+    }
+}
+
+/// The provider's side of one registration (an `ibv_mr`, a slot in a key table).
+pub trait Registration: Send + Sync + fmt::Debug {
+    /// Ends every access through this registration's handles; called exactly once, before the memory
+    /// is given back or freed.
+    fn deregister(&self);
+}
+
+/// Registered memory: the buffer, its handles and its address as the peer names it.
+///
+/// Cheap to clone; providers keep a clone in every posted operation until it completes, so the memory
+/// stays valid and registered for as long as any operation may touch it. Dropping the last clone
+/// deregisters it.
+#[derive(Debug, Clone)]
+pub struct MemoryRegion {
+    inner: Arc<RegionInner>,
+}
+
+struct RegionInner {
+    buf: RegBuf,
+    /// The buffer's first byte, captured (with its provenance exposed) while the buffer was owned
+    /// mutably, for providers whose devices or system calls write into it.
+    start: usize,
+    access: Access,
+    handle: u32,
+    local_key: u32,
+    addr: u64,
+    invalidated: AtomicBool,
+    registration: Box<dyn Registration>,
+}
+
+impl fmt::Debug for RegionInner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemoryRegion")
+            .field("len", &self.buf.len())
+            .field("access", &self.access)
+            .field("handle", &format_args!("{:#x}", self.handle))
+            .field("addr", &format_args!("{:#x}", self.addr))
+            .field("invalidated", &self.invalidated.load(Ordering::Relaxed))
+            .finish()
+    }
+}
+
+impl Drop for RegionInner {
+    fn drop(&mut self) {
+        if !self.invalidated.swap(true, Ordering::AcqRel) {
+            self.registration.deregister();
+        }
+    }
+}
+
+impl MemoryRegion {
+    /// For providers: wraps a registration of `buf` made with `access`. `handle` is what the peer uses
+    /// (R_key), `local_key` what local work requests use (L_key), and `addr` the address the peer puts
+    /// in a segment for the buffer's first byte.
+    pub fn new(
+        mut buf: RegBuf,
+        access: Access,
+        handle: u32,
+        local_key: u32,
+        addr: u64,
+        registration: Box<dyn Registration>,
+    ) -> MemoryRegion {
+        let start = match &mut buf {
+            RegBuf::ReadOnly(b) => b.as_ptr().expose_provenance(),
+            RegBuf::Writable(v) => v.as_mut_ptr().expose_provenance(),
+        };
+        MemoryRegion {
+            inner: Arc::new(RegionInner {
+                buf,
+                start,
+                access,
+                handle,
+                local_key,
+                addr,
+                invalidated: AtomicBool::new(false),
+                registration,
+            }),
+        }
+    }
+
+    /// Where the memory starts in this process, for the provider that registered it. Writing through it
+    /// is allowed only for a `Writable` buffer and only by the provider, while the region is registered.
+    pub fn start_addr(&self) -> usize {
+        self.inner.start
+    }
+
+    pub fn len(&self) -> usize {
+        self.inner.buf.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// True for a `Writable` buffer.
+    pub fn is_writable(&self) -> bool {
+        matches!(self.inner.buf, RegBuf::Writable(_))
+    }
+
+    pub fn access(&self) -> Access {
+        self.inner.access
+    }
+
+    /// The handle the peer names this region by (R_key).
+    pub fn handle(&self) -> u32 {
+        self.inner.handle
+    }
+
+    /// The key local work requests use (L_key).
+    pub fn local_key(&self) -> u32 {
+        self.inner.local_key
+    }
+
+    /// The address the peer uses for the first byte.
+    pub fn addr(&self) -> u64 {
+        self.inner.addr
+    }
+
+    /// The peer's view of `length` bytes from `offset`. `None` when the range leaves the region.
+    pub fn segment(&self, offset: usize, length: u32) -> Option<RemoteSegment> {
+        let end = offset.checked_add(length as usize)?;
+        (end <= self.len()).then(|| RemoteSegment {
+            handle: self.handle(),
+            offset: self.addr() + offset as u64,
+            length,
+        })
+    }
+
+    /// Ends remote access now; later accesses with this region's handle fail. Idempotent.
+    pub fn invalidate(&self) {
+        if !self.inner.invalidated.swap(true, Ordering::AcqRel) {
+            self.inner.registration.deregister();
+        }
+    }
+
+    pub fn is_invalidated(&self) -> bool {
+        self.inner.invalidated.load(Ordering::Acquire)
+    }
+
+    /// Invalidates the region and gives its buffer back, or returns the region while a posted operation
+    /// (or another clone) still holds it.
+    pub fn into_buffer(self) -> Result<RegBuf, MemoryRegion> {
+        self.invalidate();
+        match Arc::try_unwrap(self.inner) {
+            Ok(mut inner) => Ok(std::mem::replace(&mut inner.buf, RegBuf::Writable(Vec::new()))),
+            Err(inner) => Err(MemoryRegion { inner }),
+        }
+    }
+
+    /// True when both name the same registration.
+    pub fn same_as(&self, other: &MemoryRegion) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    #[derive(Debug, Default)]
+    struct Counting(Arc<AtomicUsize>);
+    impl Registration for Counting {
+        fn deregister(&self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    fn region(buf: RegBuf) -> (MemoryRegion, Arc<AtomicUsize>) {
+        let count = Arc::new(AtomicUsize::new(0));
+        let mr = MemoryRegion::new(buf, Access::REMOTE_WRITE, 7, 8, 0x1000, Box::new(Counting(count.clone())));
+        (mr, count)
+    }
+
+    #[test]
+    fn deregisters_exactly_once_whether_invalidated_or_dropped() {
+        let (mr, count) = region(RegBuf::Writable(vec![0; 16]));
+        mr.invalidate();
+        mr.invalidate();
+        drop(mr);
+        assert_eq!(count.load(Ordering::SeqCst), 1);
+        let (mr, count) = region(RegBuf::Writable(vec![0; 16]));
+        drop(mr);
+        assert_eq!(count.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn buffer_comes_back_only_when_no_clone_holds_it() {
+        let (mr, _) = region(RegBuf::Writable(vec![5; 16]));
+        let held = mr.clone();
+        let mr = mr.into_buffer().expect_err("a clone still holds it");
+        assert!(held.is_invalidated());
+        drop(held);
+        let buf = mr.into_buffer().expect("sole owner");
+        assert_eq!(buf.into_bytes().as_ref(), &[5; 16]);
+    }
+
+    #[test]
+    fn segments_stay_inside_the_region() {
+        let (mr, _) = region(RegBuf::ReadOnly(Bytes::from_static(&[1; 100])));
+        assert_eq!(mr.segment(10, 90), Some(RemoteSegment { handle: 7, offset: 0x100a, length: 90 }));
+        assert_eq!(mr.segment(10, 91), None);
+        assert_eq!(mr.segment(usize::MAX, 1), None);
+        assert!(Access::REMOTE_READ.bitor(Access::LOCAL_WRITE).contains(Access::LOCAL_WRITE));
+        assert!(!Access::REMOTE_READ.contains(Access::REMOTE_WRITE));
+    }
+}

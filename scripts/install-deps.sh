@@ -1,7 +1,8 @@
 #!/bin/bash
 # Installs what nfsbench needs to build and test on a Debian 12 machine. Idempotent; run as root
 # (or with sudo available). Usage: scripts/install-deps.sh [build|test]
-#   build  the Rust toolchain and a C compiler (enough for `nfsbench` itself)
+#   build  the Rust toolchain, a C compiler, and rdma-core's headers with libclang (bindgen generates the
+#          verbs bindings at build time; the libraries load with or without an RDMA device)
 #   test   also the peers and tools the tests use: tshark, the VM lab's packages, cargo-fuzz, and for the
 #          nfsbench-client-* interop scenarios NFS-Ganesha (+ rpcbind), iproute2's ss, Debian's fio
 #          (fio_jsonplus_clat2csv, with python3-six) and fio-plot in a venv (lab/peers/fio-plot.sh)
@@ -9,7 +10,7 @@ set -euo pipefail
 what=${1:-build}
 SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
 
-debs="build-essential pkg-config ca-certificates curl"
+debs="build-essential pkg-config ca-certificates curl libibverbs-dev librdmacm-dev libclang-dev clang"
 [ "$what" = test ] && debs="$debs tshark tcpdump python3 python3-six python3-venv iproute2 fio
   nfs-ganesha nfs-ganesha-vfs rpcbind"
 missing=$(for p in $debs; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)

@@ -26,11 +26,13 @@
 //! operation holds a clone of the region until its completion, so no RDMA access can outlive the memory
 //! it targets. The buffer is given back by [`MemoryRegion::into_buffer`] once nothing holds it.
 
+mod choice;
 mod error;
 mod provider;
 mod region;
 mod types;
 
+pub use choice::ProviderChoice;
 pub use error::{RdmaError, WcError};
 pub use provider::{next_completions, BoxFuture, Incoming, Listener, Provider, QueuePair};
 pub use region::{Access, MemoryRegion, RegBuf, Registration};

@@ -1,4 +1,5 @@
 pub mod decode;
+mod rdma_flags;
 pub mod run;
 pub mod serve;
 

@@ -1,9 +1,13 @@
 //! `nfsbench run`'s command line: nfsbench's own flags (`--target`, `-o`, `--output-format`,
-//! `--output`, `--client-threads`, `--eta`) are taken out; the job file is the positional argument that
+//! `--output`, `--client-threads`, `--eta`, `--rdma-*`) are taken out; the job file is the positional argument that
 //! names an existing file; everything else goes, in order, to the fio option parser, as fio reads its
 //! own command line (`--name=a --rw=read --name=b ...`).
 
 use std::path::PathBuf;
+
+use rdma::ProviderChoice;
+
+use super::super::rdma_flags::{parse_credits, parse_inline};
 
 /// fio's output formats that nfsbench writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +35,12 @@ pub struct RunArgs {
     pub output: Option<PathBuf>,
     pub client_threads: Option<usize>,
     pub eta: Eta,
+    /// `--rdma-provider` (auto: verbs when an RDMA device exists, else soft).
+    pub rdma_provider: ProviderChoice,
+    /// `--rdma-credits`: credits requested from the server (RFC 8166 §3.3); default 128 like Linux.
+    pub rdma_credits: Option<u32>,
+    /// `--rdma-inline`: the inline threshold offered (RFC 8797); default 4096.
+    pub rdma_inline: Option<u32>,
     pub fio_args: Vec<String>,
     pub help: bool,
 }
@@ -45,6 +55,9 @@ pub fn parse(args: &[String]) -> Result<RunArgs, String> {
         output: None,
         client_threads: None,
         eta: Eta::Auto,
+        rdma_provider: ProviderChoice::Auto,
+        rdma_credits: None,
+        rdma_inline: None,
         fio_args: Vec::new(),
         help: false,
     };
@@ -71,6 +84,9 @@ pub fn parse(args: &[String]) -> Result<RunArgs, String> {
             "--output" => parsed.output = Some(PathBuf::from(value("--output")?)),
             "--client-threads" => parsed.client_threads = Some(parse_threads(&value("--client-threads")?)?),
             "--eta" => parsed.eta = parse_eta(&value("--eta")?)?,
+            "--rdma-provider" => parsed.rdma_provider = value("--rdma-provider")?.parse()?,
+            "--rdma-credits" => parsed.rdma_credits = Some(parse_credits(&value("--rdma-credits")?)?),
+            "--rdma-inline" => parsed.rdma_inline = Some(parse_inline(&value("--rdma-inline")?)?),
             _ if key.starts_with("-o") && !key.starts_with("--") => parsed.mount_options = Some(key[2..].to_string()),
             _ if !arg.starts_with('-') && parsed.job_file.is_none() && PathBuf::from(arg).is_file() => {
                 parsed.job_file = Some(PathBuf::from(arg));
@@ -128,12 +144,17 @@ Usage: nfsbench run [JOBFILE.fio] [--name=NAME --rw=... --bs=... fio options]
   --target T             the export: HOST:/EXPORT as mount.nfs takes it, or a libnfs nfs:// URL
   -o OPTIONS             mount.nfs options: vers=3,proto=tcp|rdma,port=,mountport=,nconnect=,
                          remoteports=A-B (or A~B~C),rsize=,wsize=,timeo=,retrans=,hard|soft,...
-                         (proto=rdma is refused by this build's client: TCP only)
+                         proto=rdma: RPC-over-RDMA v1 to port 20049 (MOUNT stays on TCP)
   --output-format F      normal (default), json, json+ or a comma list, as fio writes them
   --output FILE          write the results to FILE instead of stdout
   --client-threads N     client threads (default: half the cores, at most one per job clone)
   --eta auto|always|never
                          the live progress line on stderr (auto: when stderr is a terminal)
+  --rdma-provider P      auto (default: verbs when an RDMA device exists, else soft), verbs
+                         (rdma-core: InfiniBand, RoCE, iWARP, Soft-RoCE) or soft (shared memory,
+                         client and server on one host, no RDMA device needed)
+  --rdma-credits N       credits requested from the server, 1..=1024 (default 128, as Linux)
+  --rdma-inline SIZE     inline threshold offered, 1KiB..=64KiB (default 4KiB, RFC 8797)
 
 fio options: name, description, rw/readwrite, rwmixread, rwmixwrite, bs, bsrange, bssplit, size,
 filesize, nrfiles, filename, directory, offset, iodepth, numjobs, runtime, time_based, ramp_time,

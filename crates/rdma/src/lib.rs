@@ -6,7 +6,8 @@
 //! - [`Provider::connect`] / [`Provider::listen`] + [`Listener::accept`] + [`Incoming::accept`]:
 //!   connection set-up carrying private data both ways (RFC 8797 puts the inline thresholds there), with
 //!   the initiator depth and responder resources of [`QpConfig`] (the Linux client offers 0: the server
-//!   issues every RDMA Read and Write).
+//!   issues every RDMA Read and Write). A responder accepts with [`Incoming::accept_with_recvs`] so that
+//!   its first receives are posted before the peer can send.
 //! - [`QueuePair::post_recvs`] posts receive buffers of the connection's receive size; a Send that meets
 //!   no posted receive fails the connection, as on RC with `rnr_retry = 0`: credits are what prevent it.
 //! - [`QueuePair::post_send`]: one message, copied out of the caller's slices before the call returns.

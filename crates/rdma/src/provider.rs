@@ -58,6 +58,25 @@ pub trait Incoming: Send + fmt::Debug {
         private_data: &[u8],
     ) -> BoxFuture<'static, Result<Box<dyn QueuePair>, RdmaError>>;
 
+    /// Accepts like [`accept`](Self::accept) with `recvs` receives posted before the peer can send: a
+    /// responder grants credits for receives it has posted (RFC 8166 §3.3.1), and a peer may send its
+    /// first call the moment the connection is established (knfsd posts its receives before
+    /// `rdma_accept`). Providers that can post before answering the request override this; the default
+    /// posts right after [`accept`](Self::accept) completes, which a peer sending at once may beat.
+    fn accept_with_recvs(
+        self: Box<Self>,
+        config: QpConfig,
+        private_data: &[u8],
+        recvs: u32,
+    ) -> BoxFuture<'static, Result<Box<dyn QueuePair>, RdmaError>> {
+        let accepted = self.accept(config, private_data);
+        Box::pin(async move {
+            let qp = accepted.await?;
+            qp.post_recvs(recvs)?;
+            Ok(qp)
+        })
+    }
+
     /// Refuses the connection.
     fn reject(self: Box<Self>);
 }

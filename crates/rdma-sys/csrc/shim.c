@@ -1,0 +1,73 @@
+/* See shim.h. */
+#include <string.h>
+#include "shim.h"
+
+int nfsbench_ibv_post_send(struct ibv_qp *qp, uint64_t wr_id, uint64_t addr, uint32_t length,
+                           uint32_t lkey)
+{
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+	struct ibv_send_wr wr, *bad = NULL;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+int nfsbench_ibv_post_rdma(struct ibv_qp *qp, int write, uint64_t wr_id, uint64_t addr,
+                           uint32_t length, uint32_t lkey, uint64_t remote_addr, uint32_t rkey)
+{
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+	struct ibv_send_wr wr, *bad = NULL;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = remote_addr;
+	wr.wr.rdma.rkey = rkey;
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+int nfsbench_ibv_post_recv(struct ibv_qp *qp, uint64_t wr_id, uint64_t addr, uint32_t length,
+                           uint32_t lkey)
+{
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+	struct ibv_recv_wr wr, *bad = NULL;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+int nfsbench_ibv_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
+{
+	return ibv_poll_cq(cq, num_entries, wc);
+}
+
+int nfsbench_ibv_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	return ibv_req_notify_cq(cq, solicited_only);
+}
+
+struct ibv_mr *nfsbench_ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
+{
+	return ibv_reg_mr(pd, addr, length, access);
+}
+
+struct sockaddr *nfsbench_rdma_get_local_addr(struct rdma_cm_id *id)
+{
+	return rdma_get_local_addr(id);
+}
+
+struct sockaddr *nfsbench_rdma_get_peer_addr(struct rdma_cm_id *id)
+{
+	return rdma_get_peer_addr(id);
+}

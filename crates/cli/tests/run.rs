@@ -8,36 +8,54 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Output, Stdio};
 
-/// `nfsbench serve` on a free port, killed on drop.
+/// `nfsbench serve` on a free port (and with `rdma`, RPC-over-RDMA on the soft provider on another),
+/// killed on drop.
 struct Served {
     child: Child,
     addr: SocketAddr,
+    rdma: Option<SocketAddr>,
 }
 
 impl Served {
     fn start(name: &str) -> Served {
+        Self::start_with(name, &[])
+    }
+
+    fn start_with(name: &str, extra: &[&str]) -> Served {
         let dir = scratch(name);
         let ready = dir.join("ready");
         let mut child = nfsbench()
             .args(["serve", "--listen", "127.0.0.1:0", "--export", "/export=mem:512MiB", "--ready-file"])
             .arg(&ready)
+            .args(extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn serve");
-        let addr = wait_ready(&mut child, &ready)[0];
-        Served { child, addr }
+        let addrs = wait_ready(&mut child, &ready);
+        Served { child, addr: addrs[0], rdma: addrs.get(1).copied() }
+    }
+
+    /// The embedded server with `--rdma` on the software provider, on a free port.
+    fn start_rdma(name: &str) -> Served {
+        Self::start_with(name, &["--rdma", "--rdma-provider", "soft", "--rdma-listen", "127.0.0.1:0"])
     }
 
     fn options(&self) -> String {
-        format!("port={0},mountport={0}", self.addr.port())
+        match self.rdma {
+            Some(rdma) => format!("proto=rdma,port={},mountport={}", rdma.port(), self.addr.port()),
+            None => format!("port={0},mountport={0}", self.addr.port()),
+        }
     }
 
-    /// `nfsbench run ARGS --target 127.0.0.1:/export -o port=P,mountport=P`.
+    /// `nfsbench run ARGS --target 127.0.0.1:/export -o port=P,mountport=P` (over RDMA: proto=rdma and
+    /// the soft provider).
     fn run(&self, args: &[&str]) -> Output {
+        let provider: &[&str] = if self.rdma.is_some() { &["--rdma-provider", "soft"] } else { &[] };
         nfsbench()
             .arg("run")
             .args(args)
+            .args(provider)
             .args(["--target", "127.0.0.1:/export", "-o", &self.options()])
             .output()
             .expect("run nfsbench run")
@@ -101,7 +119,25 @@ fn an_unreachable_server_exits_1_naming_the_target() {
 
 #[test]
 fn write_and_read_with_verify_give_fio_json_with_no_errors() {
-    let served = Served::start("verify");
+    write_and_read_with_verify(Served::start("verify"), "tcp");
+}
+
+#[test]
+fn write_and_read_with_verify_over_soft_rdma_name_the_provider() {
+    write_and_read_with_verify(Served::start_rdma("verify-rdma"), "rdma (soft (shared memory, one host))");
+}
+
+#[test]
+fn rdma_flags_on_a_tcp_mount_are_refused_by_name() {
+    let out = nfsbench()
+        .args(["run", "--name=a", "--size=1m", "--rdma-credits=32", "--target", "127.0.0.1:/export"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--rdma-credits"), "{}", stderr(&out));
+}
+
+fn write_and_read_with_verify(served: Served, transport: &str) {
     let write = served.run(&[
         "--name=v",
         "--rw=write",
@@ -132,7 +168,7 @@ fn write_and_read_with_verify_give_fio_json_with_no_errors() {
     assert_eq!(job["read"]["total_ios"], 4096);
     assert!(job["read"]["clat_ns"]["bins"].as_object().is_some_and(|b| !b.is_empty()), "json+ has bins");
     assert!(job["read"]["clat_ns"]["percentile"]["99.000000"].as_u64().is_some());
-    assert_eq!(j["nfsbench"]["notes"]["transport"], "tcp");
+    assert_eq!(j["nfsbench"]["notes"]["transport"], transport);
 }
 
 #[test]

@@ -6,14 +6,16 @@
 //! ```
 //!
 //! Runs on a current-thread runtime (one core for the client). FILE is created and filled to
-//! FILE_SIZE (default 256 MiB) first when it is shorter.
+//! FILE_SIZE (default 256 MiB) first when it is shorter. With `proto=rdma` in OPTIONS the NFS
+//! connections are RPC-over-RDMA over the software provider (`rdma-soft`: a server on this host).
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use mount_options::MountSpec;
-use nfs_client::{CreateHow, NfsClient, StableHow};
+use nfs_client::{CreateHow, NfsClient, RdmaConfig, StableHow};
 
 // As in the nfsbench binary: glibc returns large freed buffers to the kernel, costing page faults.
 #[global_allocator]
@@ -35,7 +37,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let spec = MountSpec::parse(target, Some(options))?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async move {
-        let client = NfsClient::mount(&spec).await?;
+        let rdma = match spec.proto {
+            mount_options::Proto::Rdma => Some(RdmaConfig::new(Arc::new(rdma_soft::SoftProvider::new()?))),
+            mount_options::Proto::Tcp => None,
+        };
+        let client = NfsClient::mount_with(&spec, rdma).await?;
         let (fh, attr) = client.create(client.root(), file, CreateHow::Unchecked, 0o644).await?;
         if attr.size < file_size {
             let chunk = Bytes::from(vec![0x5a; client.wsize() as usize]);
@@ -72,10 +78,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let elapsed = started.elapsed().as_secs_f64();
         let stats = client.stats();
         println!(
-            "{done} reads of {block} B in {elapsed:.2} s: {:.0} IOPS, {:.1} MiB/s (depth {depth}, {} connection(s), {} retransmissions)",
+            "{done} reads of {block} B in {elapsed:.2} s: {:.0} IOPS, {:.1} MiB/s (depth {depth}, {} {} connection(s), {} retransmissions)",
             done as f64 / elapsed,
             done as f64 * f64::from(block) / elapsed / (1 << 20) as f64,
             client.connections().len(),
+            client.connections().first().map_or("", |c| c.transport.as_str()),
             stats.retransmissions
         );
         client.unmount().await?;

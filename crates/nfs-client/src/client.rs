@@ -6,12 +6,13 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mount_options::{kernel_io_size, MountSpec, Proto};
+use mount_options::{kernel_io_size, MountSpec, Proto, NFS_RDMA_PORT};
 use nfs3_proto::{MOUNT_PROGRAM, MOUNT_V3, NFS_PROGRAM, NFS_V3};
 
 use crate::encode::CallEncoder;
 use crate::error::ClientError;
 use crate::mount;
+use crate::rdma::{RdmaConfig, RdmaOptions, RdmaTransport};
 use crate::tcp::{TcpOptions, TcpTransport, REPLY_HEADROOM};
 use crate::transport::RpcTransport;
 use crate::types::{ClientStats, ConnectionInfo, FileHandle};
@@ -68,10 +69,14 @@ fn negotiated(requested: u32, server_max: u32) -> u32 {
     }
 }
 
-/// The connections of a mount: where another transport (RPC-over-RDMA) plugs in.
-async fn connect_transport(spec: &MountSpec, addrs: &[SocketAddr]) -> Result<Box<dyn RpcTransport>, ClientError> {
-    match spec.proto {
-        Proto::Tcp => {
+/// The connections of a mount: TCP, or RPC-over-RDMA over the provider `rdma` names.
+async fn connect_transport(
+    spec: &MountSpec,
+    addrs: &[SocketAddr],
+    rdma: Option<&RdmaConfig>,
+) -> Result<Box<dyn RpcTransport>, ClientError> {
+    match (spec.proto, rdma) {
+        (Proto::Tcp, _) => {
             let options = TcpOptions {
                 timeo: spec.timeo,
                 retrans: spec.retrans,
@@ -80,10 +85,20 @@ async fn connect_transport(spec: &MountSpec, addrs: &[SocketAddr]) -> Result<Box
             };
             Ok(Box::new(TcpTransport::connect(addrs, options).await?))
         }
-        Proto::Rdma => Err(ClientError::Unsupported(
-            "proto=rdma: the RPC-over-RDMA transport is not implemented yet; use proto=tcp".into(),
-        )),
+        (Proto::Rdma, Some(config)) => {
+            let options = RdmaOptions { timeo: spec.timeo, retrans: spec.retrans, hard: spec.hard };
+            Ok(Box::new(RdmaTransport::connect(addrs, config, options).await?))
+        }
+        (Proto::Rdma, None) => Err(no_provider()),
     }
+}
+
+fn no_provider() -> ClientError {
+    ClientError::Unsupported(
+        "proto=rdma needs an RDMA provider: mount with NfsClient::mount_with and an RdmaConfig \
+         (nfsbench run: --rdma-provider), or use proto=tcp"
+            .into(),
+    )
 }
 
 impl NfsClient {
@@ -91,16 +106,29 @@ impl NfsClient {
     /// short-lived connections to the first address), then `nconnect` connections to
     /// `spec.connection_addrs()` at the NFS port, and FSINFO for the transfer sizes.
     ///
-    /// `proto=rdma` is refused with [`ClientError::Unsupported`] (RPC-over-RDMA is a later addition).
+    /// `proto=rdma` needs a provider: use [`mount_with`](Self::mount_with); here it is refused with
+    /// [`ClientError::Unsupported`].
     pub async fn mount(spec: &MountSpec) -> Result<NfsClient, ClientError> {
+        Self::mount_with(spec, None).await
+    }
+
+    /// Mounts like [`mount`](Self::mount); with `proto=rdma` the NFS connections are RPC-over-RDMA
+    /// queue pairs made by `rdma`'s provider (`nconnect` of them, round-robin over `remoteports`), to
+    /// `spec.port` (20049 unless given: the port mapper is not asked, as Linux does for rdma). MOUNT
+    /// and the port mapper stay on TCP (`mountproto=tcp`). `rdma` is ignored with `proto=tcp`;
+    /// `proto=rdma` without it is refused with a message saying a provider is needed.
+    pub async fn mount_with(spec: &MountSpec, rdma: Option<RdmaConfig>) -> Result<NfsClient, ClientError> {
         if spec.vers != 3 {
             return Err(ClientError::Unsupported(format!("vers={}: only NFSv3 is implemented", spec.vers)));
         }
-        if spec.proto == Proto::Rdma {
-            return Err(ClientError::Unsupported(
-                "proto=rdma: the RPC-over-RDMA transport is not implemented yet; use proto=tcp".into(),
-            ));
-        }
+        let rdma = match (spec.proto, rdma) {
+            (Proto::Rdma, None) => return Err(no_provider()),
+            (Proto::Rdma, Some(config)) => {
+                config.validate()?;
+                Some(config)
+            }
+            (Proto::Tcp, _) => None,
+        };
         if spec.mountproto == Proto::Rdma {
             return Err(ClientError::Unsupported("mountproto=rdma: MOUNT goes over TCP".into()));
         }
@@ -110,14 +138,18 @@ impl NfsClient {
         };
         let t = exchange_timeout(spec.timeo);
         let pmap = SocketAddr::new(first, spec.portmapper_port);
-        let nfs_port = port_of(spec.port, pmap, NFS_PROGRAM, NFS_V3, t).await?;
+        let nfs_port = match spec.proto {
+            Proto::Tcp => port_of(spec.port, pmap, NFS_PROGRAM, NFS_V3, t).await?,
+            // The port mapper only knows TCP registrations here: rdma uses the port given, or 20049.
+            Proto::Rdma => spec.port.filter(|&p| p != 0).unwrap_or(NFS_RDMA_PORT),
+        };
         let mount_port = port_of(spec.mountport, pmap, MOUNT_PROGRAM, MOUNT_V3, t).await?;
         let encoder = CallEncoder::new(spec.uid, spec.gid);
         let mount_addr = SocketAddr::new(first, mount_port);
         let root = mount::mnt(mount_addr, &spec.export, &encoder, t).await?;
 
         let addrs: Vec<SocketAddr> = ips.iter().map(|&ip| SocketAddr::new(ip, nfs_port)).collect();
-        let transport = connect_transport(spec, &addrs).await?;
+        let transport = connect_transport(spec, &addrs, rdma.as_ref()).await?;
         let client = NfsClient {
             inner: Arc::new(Inner {
                 transport,

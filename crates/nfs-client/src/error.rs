@@ -38,6 +38,19 @@ pub enum ClientError {
     #[error("{addr}: {source}")]
     Io { addr: SocketAddr, source: io::Error },
 
+    /// An RPC-over-RDMA connection could not be made, or its provider refused an operation.
+    #[error("{addr}: RDMA: {source}")]
+    Rdma {
+        addr: SocketAddr,
+        #[source]
+        source: rdma::RdmaError,
+    },
+
+    /// The server answered the call with RDMA_ERROR (RFC 8166 §4.5): ERR_VERS (it speaks no
+    /// RPC-over-RDMA version 1) or ERR_CHUNK (it could not use the call's header or chunks).
+    #[error("{proc}: the server answered RDMA_ERROR {}", RdmaErr(body))]
+    RdmaErrorReply { proc: &'static str, body: rpcrdma_proto::RdmaErrorBody },
+
     /// Soft mounts only: no reply after `retrans` retransmissions (`after` since the first one).
     #[error("{proc}: server not responding, gave up after {after:?} (soft mount)")]
     TimedOut { proc: &'static str, after: Duration },
@@ -46,7 +59,8 @@ pub enum ClientError {
     #[error("{proc}: malformed reply: {detail}")]
     Protocol { proc: &'static str, detail: String },
 
-    /// Something this client does not do (yet): `proto=rdma`, NFS versions other than 3, ...
+    /// Something this client does not do, or a configuration it cannot use: NFS versions other than
+    /// 3, `proto=rdma` without an RDMA provider, an inline threshold out of range, ...
     #[error("unsupported: {0}")]
     Unsupported(String),
 
@@ -89,6 +103,20 @@ impl fmt::Display for Denied<'_> {
         match self.0 {
             RejectedReply::RpcMismatch { low, high } => write!(f, "RPC_MISMATCH (server speaks RPC {low}..={high})"),
             RejectedReply::AuthError(stat) => write!(f, "AUTH_ERROR {stat:?}"),
+        }
+    }
+}
+
+/// Display of an `rpc_rdma_error` body.
+struct RdmaErr<'a>(&'a rpcrdma_proto::RdmaErrorBody);
+
+impl fmt::Display for RdmaErr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            rpcrdma_proto::RdmaErrorBody::Vers { low, high } => {
+                write!(f, "ERR_VERS (the server speaks RPC-over-RDMA versions {low}..={high}, not 1)")
+            }
+            rpcrdma_proto::RdmaErrorBody::Chunk => f.write_str("ERR_CHUNK (it could not use the call's chunks)"),
         }
     }
 }

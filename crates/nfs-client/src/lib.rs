@@ -10,7 +10,8 @@
 //! options lowered to the server's `rtmax` / `wtmax`, as Linux does. Calls carry an AUTH_SYS
 //! credential with `spec.uid` / `spec.gid` and this host's name. Connections use any local port, so a
 //! server that wants privileged ports (knfsd's `secure` default) needs `insecure` on the export.
-//! `proto=rdma` is refused for now.
+//! [`NfsClient::mount_with`] takes an [`RdmaConfig`] (the RDMA provider, credits, inline size) for
+//! `proto=rdma`: the NFS connections are then RPC-over-RDMA queue pairs, MOUNT stays on TCP.
 //!
 //! # Calls
 //!
@@ -39,8 +40,10 @@
 //! # Transports
 //!
 //! The procedure layer talks to an [`RpcTransport`]: encoded calls in (inline bytes, plus the WRITE
-//! payload at its XDR position), reply records out (plus directly placed READ data), so an
-//! RPC-over-RDMA transport (RFC 8166) can be added beside [`TcpTransport`] without touching it.
+//! payload at its XDR position), reply records out (plus directly placed READ data). Two exist:
+//! [`TcpTransport`] and [`RdmaTransport`] (RPC-over-RDMA v1, RFC 8166 / 8267 / 8797: WRITE data
+//! pulled by the server from a Read chunk, READ data pushed into a Write chunk, credits, memory
+//! registered per call and invalidated at its reply; see the [`rdma`] module).
 //!
 //! # Example
 //!
@@ -77,10 +80,12 @@ mod error;
 mod mount;
 mod pending;
 mod procedures;
+pub mod rdma;
 pub mod tcp;
 pub mod transport;
 mod types;
 
+pub use crate::rdma::{RdmaConfig, RdmaOptions, RdmaTransport};
 pub use client::NfsClient;
 #[doc(hidden)]
 pub use decode::decode_reply_for_fuzzing;

@@ -93,6 +93,12 @@ impl ReplySender {
 }
 
 impl ReplyReceiver {
+    /// Waits for the outcome of a call to `proc`, for callers of an [`RpcTransport`] that do not go
+    /// through the procedure layer (transport tests, tools); a sender dropped unanswered is `Closed`.
+    pub async fn wait(mut self, proc: &'static str) -> Outcome {
+        std::future::poll_fn(|cx| self.poll_outcome(cx, proc)).await
+    }
+
     /// Polls for the outcome; a sender dropped unanswered is `Closed`.
     pub(crate) fn poll_outcome(&mut self, cx: &mut Context<'_>, proc: &'static str) -> Poll<Outcome> {
         match Pin::new(&mut self.0).poll(cx) {
@@ -103,8 +109,8 @@ impl ReplyReceiver {
     }
 }
 
-/// An RPC transport under the NFS procedure layer: TCP now ([`crate::tcp::TcpTransport`]),
-/// RPC-over-RDMA later.
+/// An RPC transport under the NFS procedure layer: TCP ([`crate::tcp::TcpTransport`]) or
+/// RPC-over-RDMA ([`crate::rdma::RdmaTransport`]).
 pub trait RpcTransport: Send + Sync + fmt::Debug + 'static {
     /// Queues `call` for sending and returns at once (no await, no backpressure: the caller bounds
     /// what is in flight). The transport completes `reply` exactly once: with the reply, or with an

@@ -179,13 +179,18 @@ pub enum CreateHow {
 pub struct ConnectionInfo {
     /// Position in the mount's connection list (0..nconnect).
     pub index: usize,
-    /// Our end of the current TCP connection; `None` while disconnected.
+    /// What carries the calls: `"tcp"`, or `"rdma"` with the RDMA provider and device in parentheses
+    /// (e.g. `"rdma (soft (shared memory, one host))"`).
+    pub transport: String,
+    /// Our end of the current connection; `None` while disconnected (and for RDMA providers that do
+    /// not know it).
     pub local: Option<SocketAddr>,
     pub remote: SocketAddr,
     pub connected: bool,
     /// Calls submitted on this connection (each counted once, however often it was sent).
     pub calls_sent: u64,
-    /// Transmissions of a call after its first (timeouts and reconnections).
+    /// Transmissions of a call after its first (timeouts and reconnections; over RDMA only
+    /// reconnections, since an RDMA timeout forces one).
     pub retransmissions: u64,
     /// Connections re-established after the first one broke.
     pub reconnects: u64,

@@ -1,12 +1,13 @@
-//! `nfsbench serve`: the embedded NFSv3 + MOUNT v3 server on TCP.
+//! `nfsbench serve`: the embedded NFSv3 + MOUNT v3 server on TCP and, with `--rdma`, NFS over
+//! RPC-over-RDMA v1 too (port 20049, any provider: verbs on an RDMA device, soft without one).
 //!
 //! Flags and the optional TOML file are merged into a [`ServePlan`]; the listeners are bound first (so
-//! the port chosen for `:0` is what GETPORT answers), then the backends and the server are built, the
+//! the ports chosen for `:0` are what GETPORT answers), then the backends and the server are built, the
 //! ready file is written, and connections are served until SIGINT or SIGTERM. Shutdown stops
 //! accepting, lets each connection finish its calls, and prints the statistics to stdout.
 //!
 //! Exit status: 0 after a clean shutdown; 1 when serving fails (an address in use, an unwritable ready
-//! file); 2 for bad usage (a bad flag or configuration, an unsupported option such as `--rdma`).
+//! file, no RDMA provider); 2 for bad usage (a bad flag or configuration).
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -18,9 +19,12 @@ use nfs_server::backend::dir::DirBackend;
 use nfs_server::backend::mem::MemBackend;
 use nfs_server::backend::Backend;
 use nfs_server::{ExportConfig, Server, ServerConfig};
+use rdma::ProviderChoice;
+use server_rdma::{RdmaServer, RdmaServerConfig};
 use server_tcp::{Listeners, TcpServer, TransportStats};
 use tokio::signal::unix::{signal, SignalKind};
 
+use super::rdma_flags::{open_provider, parse_credits, parse_inline};
 use crate::serve_config::spec::{self, BackendSpec, ExportSpec};
 use crate::serve_config::{ConfigFile, ExportPlan, ServePlan};
 
@@ -52,12 +56,23 @@ pub struct ServeArgs {
     /// Threads for calls to backends that may block (dir:), i.e. disk I/Os in flight at once
     #[arg(long, value_name = "N", default_value_t = server_tcp::DEFAULT_BLOCKING_THREADS, value_parser = parse_threads)]
     pub blocking_threads: usize,
-    /// Also serve RPC-over-RDMA (not supported yet)
+    /// Also serve NFS over RPC-over-RDMA v1 (RFC 8166; MOUNT and the port mapper stay on TCP)
     #[arg(long)]
     pub rdma: bool,
-    /// RPC-over-RDMA listen address (not supported yet)
-    #[arg(long, value_name = "ADDR:PORT")]
-    pub rdma_listen: Option<String>,
+    /// RPC-over-RDMA listen address; port 0 picks a free port [default: the first TCP listener's
+    /// address, port 20049]
+    #[arg(long, value_name = "ADDR:PORT", value_parser = spec::parse_listen, requires = "rdma")]
+    pub rdma_listen: Option<SocketAddr>,
+    /// auto (verbs when an RDMA device exists, else soft), verbs (rdma-core) or soft (shared memory,
+    /// clients on this host only)
+    #[arg(long, value_name = "P", default_value_t = ProviderChoice::Auto, requires = "rdma")]
+    pub rdma_provider: ProviderChoice,
+    /// Credits granted per RDMA connection, 1..=1024 (RFC 8166 §3.3; knfsd grants 64)
+    #[arg(long, value_name = "N", value_parser = parse_credits, requires = "rdma")]
+    pub rdma_credits: Option<u32>,
+    /// Inline threshold offered, 1KiB..=64KiB (RFC 8797) [default: 4KiB]
+    #[arg(long, value_name = "SIZE", value_parser = parse_inline, requires = "rdma")]
+    pub rdma_inline: Option<u32>,
 }
 
 fn parse_threads(text: &str) -> Result<usize, String> {
@@ -96,17 +111,6 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Rejects the options this build cannot honour, naming them.
-fn check_supported(args: &ServeArgs) -> Result<(), Failure> {
-    if args.rdma {
-        return Err(Failure::Usage("--rdma: RPC-over-RDMA is not supported by this build yet".into()));
-    }
-    if args.rdma_listen.is_some() {
-        return Err(Failure::Usage("--rdma-listen: RPC-over-RDMA is not supported by this build yet".into()));
-    }
-    Ok(())
-}
-
 /// The plan from the flags and the configuration file.
 pub fn plan(args: &ServeArgs) -> Result<ServePlan, String> {
     let file = match &args.config {
@@ -117,40 +121,67 @@ pub fn plan(args: &ServeArgs) -> Result<ServePlan, String> {
 }
 
 fn serve(args: &ServeArgs) -> Result<(), Failure> {
-    check_supported(args)?;
     let plan = plan(args).map_err(Failure::Usage)?;
     if let Some(ready) = &args.ready_file {
         remove_stale(ready).map_err(Failure::Run)?;
     }
     let listeners = Listeners::bind(&plan.listen).map_err(|e| Failure::Run(e.to_string()))?;
     let addrs = listeners.local_addrs().to_vec();
+    let runtime =
+        server_tcp::runtime(args.workers, args.blocking_threads).map_err(|e| Failure::Run(format!("runtime: {e}")))?;
+    // Providers register their event sources with the runtime: the listener is made inside it.
+    let rdma = match args.rdma {
+        true => Some(runtime.block_on(async { rdma_listener(args, &addrs) })?),
+        false => None,
+    };
+    let mut ready_addrs = addrs.clone();
+    ready_addrs.extend(rdma.as_ref().map(|(listener, _)| listener.local_addr()));
     let exports = plan.exports.iter().map(export_config).collect::<Result<Vec<_>, _>>().map_err(Failure::Usage)?;
     let config = ServerConfig {
         exports,
         max_io_size: plan.max_io_size,
         drc_entries: plan.drc_entries,
         tcp_port: addrs.first().map_or(0, SocketAddr::port),
-        rdma_port: None,
+        rdma_port: rdma.as_ref().map(|(listener, _)| listener.local_addr().port()),
     };
     let server = Arc::new(Server::new(config).map_err(|e| Failure::Usage(e.to_string()))?);
-    let runtime =
-        server_tcp::runtime(args.workers, args.blocking_threads).map_err(|e| Failure::Run(format!("runtime: {e}")))?;
-    let transport = runtime.block_on(async {
+    let (transport, rdma_stats) = runtime.block_on(async {
         let shutdown = shutdown_signal().map_err(|e| Failure::Run(format!("signal handlers: {e}")))?;
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let until_stopped = || {
+            let mut stopped = stopped.clone();
+            async move {
+                let _ = stopped.wait_for(|s| *s).await;
+            }
+        };
         let tcp = TcpServer::new(listeners, Arc::clone(&server), plan.connection);
         let stats = tcp.stats();
+        let rdma_server = rdma.map(|(listener, config)| RdmaServer::new(listener, Arc::clone(&server), config));
+        let rdma_stats = rdma_server.as_ref().map(RdmaServer::stats);
         if let Some(ready) = &args.ready_file {
-            write_ready_file(ready, &addrs).map_err(Failure::Run)?;
+            write_ready_file(ready, &ready_addrs).map_err(Failure::Run)?;
         }
-        tracing::info!(?addrs, exports = plan.exports.len(), "serving");
+        tracing::info!(addrs = ?ready_addrs, exports = plan.exports.len(), "serving");
         let reporter =
             args.stats_interval.map(|every| tokio::spawn(report_every(every, Arc::clone(&server), Arc::clone(&stats))));
-        let served = tcp.run(shutdown).await;
+        let signalled = tokio::spawn(async move {
+            shutdown.await;
+            let _ = stop.send(true);
+        });
+        let rdma_served = rdma_server.map(|rdma| tokio::spawn(rdma.run(until_stopped())));
+        let served = tcp.run(until_stopped()).await;
+        signalled.abort();
         if let Some(reporter) = reporter {
             reporter.abort();
         }
         served.map_err(|e| Failure::Run(format!("serving: {e}")))?;
-        Ok(stats)
+        if let Some(rdma_served) = rdma_served {
+            match rdma_served.await {
+                Ok(result) => result.map_err(|e| Failure::Run(format!("serving RPC-over-RDMA: {e}")))?,
+                Err(e) => return Err(Failure::Run(format!("serving RPC-over-RDMA: {e}"))),
+            }
+        }
+        Ok((stats, rdma_stats))
     })?;
     drop(runtime);
     if let Some(ready) = &args.ready_file {
@@ -158,7 +189,36 @@ fn serve(args: &ServeArgs) -> Result<(), Failure> {
     }
     println!("{}", server.stats_report().trim_end());
     println!("{}", transport.snapshot());
+    if let Some(rdma) = rdma_stats {
+        println!("{}", rdma.snapshot());
+    }
     Ok(())
+}
+
+/// The RPC-over-RDMA listener `--rdma` asks for, on the provider `--rdma-provider` names, with its
+/// configuration. The provider is named on stderr: every report says which one served.
+fn rdma_listener(args: &ServeArgs, tcp: &[SocketAddr]) -> Result<(Box<dyn rdma::Listener>, RdmaServerConfig), Failure> {
+    let addr = args.rdma_listen.unwrap_or_else(|| {
+        let ip = tcp.first().map_or(std::net::Ipv4Addr::LOCALHOST.into(), SocketAddr::ip);
+        SocketAddr::new(ip, rpcrdma_proto::NFS_RDMA_PORT)
+    });
+    let provider = open_provider(args.rdma_provider).map_err(Failure::Run)?;
+    let listener = provider.listen(addr).map_err(|e| Failure::Run(format!("--rdma-listen {addr}: {e}")))?;
+    let mut config = RdmaServerConfig::default();
+    if let Some(credits) = args.rdma_credits {
+        config.credits = credits;
+    }
+    if let Some(inline) = args.rdma_inline {
+        config.inline_size = inline;
+    }
+    eprintln!(
+        "nfsbench serve: RPC-over-RDMA on {} with {} ({} credits, inline {} bytes)",
+        listener.local_addr(),
+        provider.name(),
+        config.credits,
+        config.inline_size
+    );
+    Ok((listener, config))
 }
 
 /// The backend an export names; the error names the export and its backend.

@@ -240,6 +240,7 @@ impl Connection {
         };
         ConnectionInfo {
             index: self.index,
+            transport: "tcp".to_string(),
             local,
             remote: self.remote,
             connected,

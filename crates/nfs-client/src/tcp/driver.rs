@@ -29,6 +29,15 @@ pub(crate) async fn connect(addr: SocketAddr, timeout: Duration) -> io::Result<T
     Ok(stream)
 }
 
+/// The pause before reconnection attempt `failures + 1` after `failures` failed in a row (none before
+/// the first retry): [`FIRST_BACKOFF`] doubling up to [`MAX_BACKOFF`]. The RDMA transport shares it.
+pub(crate) fn reconnect_delay(failures: u32) -> Duration {
+    if failures == 0 {
+        return Duration::ZERO;
+    }
+    FIRST_BACKOFF.saturating_mul(1 << (failures - 1).min(10)).min(MAX_BACKOFF)
+}
+
 /// How long to wait for a connection to be accepted.
 pub(crate) fn connect_timeout(timeo: Duration) -> Duration {
     timeo.clamp(Duration::from_secs(1), Duration::from_secs(60))
@@ -110,7 +119,7 @@ async fn reconnect(conn: &Connection, shutdown: &mut watch::Receiver<bool>, fail
             continue;
         }
         if *failures > 0 {
-            let delay = FIRST_BACKOFF.saturating_mul(1 << (*failures - 1).min(10)).min(MAX_BACKOFF);
+            let delay = reconnect_delay(*failures);
             tokio::select! {
                 _ = tokio::time::sleep(delay) => {}
                 _ = stopped(shutdown) => return None,

@@ -27,9 +27,9 @@ use crate::error::ClientError;
 use crate::transport::{ReplySender, RpcCall, RpcTransport};
 use crate::types::{ClientStats, ConnectionInfo};
 use connection::{Connection, Shared};
-pub(crate) use driver::{connect, connect_timeout};
+pub(crate) use driver::{connect, connect_timeout, reconnect_delay};
 pub use framing::RecordSplitter;
-use retransmit::RetransmitPolicy;
+pub(crate) use retransmit::RetransmitPolicy;
 
 /// Room for the RPC and NFS headers of a READ reply beyond its data (verifier up to 400 bytes,
 /// attributes, counts), with plenty to spare.

@@ -4,6 +4,7 @@
 
 pub mod fake;
 pub mod proxy;
+pub mod rdma_fake;
 
 #[allow(unused_imports)]
 pub use test_support::{spec, spec_for, TestServer};

@@ -45,6 +45,21 @@ pub struct RunArgs {
     pub help: bool,
 }
 
+impl RunArgs {
+    /// The first `--rdma-*` flag given, for refusing them on a TCP mount.
+    pub fn rdma_flag_given(&self) -> Option<&'static str> {
+        if self.rdma_provider != ProviderChoice::Auto {
+            Some("--rdma-provider")
+        } else if self.rdma_credits.is_some() {
+            Some("--rdma-credits")
+        } else if self.rdma_inline.is_some() {
+            Some("--rdma-inline")
+        } else {
+            None
+        }
+    }
+}
+
 /// Split `args` (what follows `nfsbench run`).
 pub fn parse(args: &[String]) -> Result<RunArgs, String> {
     let mut parsed = RunArgs {

@@ -15,7 +15,7 @@ use anyhow::Context;
 use args::{Eta, RunArgs};
 use bench::{EngineConfig, LiveCounters};
 use mount_options::MountSpec;
-use nfs_client::NfsClient;
+use nfs_client::{NfsClient, RdmaConfig};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -68,7 +68,22 @@ pub fn run(raw: &[String]) -> anyhow::Result<ExitCode> {
 }
 
 async fn run_jobs(args: &RunArgs, jobs: &fio_job::JobSet, spec: &MountSpec) -> anyhow::Result<ExitCode> {
-    let client = match NfsClient::mount(spec).await {
+    let rdma = match spec.proto {
+        mount_options::Proto::Rdma => match rdma_config(args) {
+            Ok(config) => Some(config),
+            Err(message) => {
+                eprintln!("nfsbench: {message}");
+                return Ok(ExitCode::FAILURE);
+            }
+        },
+        mount_options::Proto::Tcp => {
+            if let Some(flag) = args.rdma_flag_given() {
+                return Ok(usage(&format!("{flag} applies to proto=rdma only (this mount is proto=tcp)")));
+            }
+            None
+        }
+    };
+    let client = match NfsClient::mount_with(spec, rdma).await {
         Ok(client) => client,
         Err(nfs_client::ClientError::Unsupported(what)) => return Ok(usage(&what)),
         Err(e) => {
@@ -111,6 +126,21 @@ async fn run_jobs(args: &RunArgs, jobs: &fio_job::JobSet, spec: &MountSpec) -> a
         eprintln!("nfsbench: {failure}");
     }
     Ok(if engine_run.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// The RDMA provider and settings of `--rdma-*`; the provider used is named on stderr, since every report
+/// must say which one carried the I/O.
+fn rdma_config(args: &RunArgs) -> Result<RdmaConfig, String> {
+    let provider = super::rdma_flags::open_provider(args.rdma_provider)?;
+    eprintln!("nfsbench: RPC-over-RDMA over {}", provider.name());
+    let mut config = RdmaConfig::new(provider);
+    if let Some(credits) = args.rdma_credits {
+        config.credits = credits;
+    }
+    if let Some(inline) = args.rdma_inline {
+        config.inline_size = inline;
+    }
+    Ok(config)
 }
 
 /// The first SIGINT stops the jobs as fio does (I/O in flight completes, results are printed); a second

@@ -43,14 +43,18 @@ pub fn write(
 
 /// What the run was against, for the report's "nfsbench" section.
 fn notes(args: &RunArgs, spec: &MountSpec, connections: &[ConnectionInfo]) -> Vec<(String, String)> {
-    let transport = match spec.proto {
-        Proto::Tcp => "tcp",
-        Proto::Rdma => "rdma",
-    };
+    // The connection names its transport, with the RDMA provider that carried it ("rdma (soft ...)").
+    let transport = connections.first().map_or_else(
+        || match spec.proto {
+            Proto::Tcp => "tcp".to_string(),
+            Proto::Rdma => "rdma".to_string(),
+        },
+        |c| c.transport.clone(),
+    );
     let mut notes = vec![
         ("target".to_string(), args.target.clone()),
         ("mount_options".to_string(), spec.option_string()),
-        ("transport".to_string(), transport.to_string()),
+        ("transport".to_string(), transport),
         ("connections".to_string(), connections.len().to_string()),
     ];
     for (i, c) in connections.iter().enumerate() {

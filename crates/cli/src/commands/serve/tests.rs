@@ -72,16 +72,17 @@ fn a_bad_listen_address_is_a_usage_error_naming_it() {
 }
 
 #[test]
-fn rdma_options_parse_but_are_refused_as_unsupported_by_name() {
-    let args = parse(&["--rdma"]).expect("parses");
-    match check_supported(&args) {
-        Err(Failure::Usage(message)) => assert!(message.starts_with("--rdma:"), "{message}"),
-        other => panic!("expected a usage error, got {other:?}"),
-    }
-    let args = parse(&["--rdma-listen", "0.0.0.0:20049"]).expect("parses");
-    match check_supported(&args) {
-        Err(Failure::Usage(message)) => assert!(message.starts_with("--rdma-listen:"), "{message}"),
-        other => panic!("expected a usage error, got {other:?}"),
+fn rdma_flags_need_rdma_and_name_their_bad_values() {
+    let args = parse(&["--rdma", "--rdma-listen", "0.0.0.0:20049", "--rdma-provider", "soft", "--rdma-credits", "32"])
+        .expect("parses");
+    assert!(args.rdma && args.rdma_listen == Some("0.0.0.0:20049".parse().expect("addr")));
+    assert_eq!((args.rdma_provider, args.rdma_credits), (ProviderChoice::Soft, Some(32)));
+    let err = parse(&["--rdma-listen", "0.0.0.0:20049"]).expect_err("needs --rdma");
+    assert!(err.to_string().contains("--rdma"), "{err}");
+    for (flag, bad) in [("--rdma-credits", "0"), ("--rdma-inline", "100"), ("--rdma-provider", "shm")] {
+        let err = parse(&["--rdma", flag, bad]).expect_err(bad);
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains(bad), "{err}");
     }
 }
 

@@ -1,0 +1,338 @@
+//! One connection slot of an RPC-over-RDMA mount: the calls outstanding on it, the FIFO of calls
+//! waiting for a credit, the credit state, and its counters. It outlives queue pairs: when one is lost,
+//! every outstanding call waits again, keeps its xid, and is sent with fresh registrations on the next.
+//!
+//! Calls are posted from whichever task frees a credit (the submitter, or the driver on a reply), under
+//! the state lock, so a Send never overtakes the credit rules. Replies are handled in `receive.rs`.
+
+use std::collections::{HashMap, VecDeque};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+
+use rdma::{Provider, QueuePair};
+use rpcrdma_proto::{CreditState, InlineThresholds};
+use tokio::sync::Notify;
+
+use super::transmit::{transmit, Regions, TransmitError};
+use crate::error::ClientError;
+use crate::tcp::RetransmitPolicy;
+use crate::transport::{ReplySender, RpcCall};
+use crate::types::ConnectionInfo;
+
+/// A call submitted and not yet answered.
+#[derive(Debug)]
+pub(crate) struct Outstanding {
+    pub(crate) call: RpcCall,
+    pub(crate) reply: ReplySender,
+    /// Submission order, kept across connections.
+    seq: u64,
+    pub(crate) submitted: Instant,
+    pub(crate) deadline: Instant,
+    /// Timeouts in the current major-timeout cycle.
+    pub(crate) retries: u32,
+    /// Sent on the current queue pair: it holds a credit and its memory is registered.
+    pub(crate) sent: bool,
+    transmissions: u32,
+    pub(crate) regions: Regions,
+}
+
+/// An established queue pair as the slot uses it.
+#[derive(Debug)]
+pub(crate) struct Link {
+    pub(crate) qp: Arc<dyn QueuePair>,
+    /// RFC 8797: our inline thresholds clamped to the peer's.
+    pub(crate) limits: InlineThresholds,
+    pub(crate) local: Option<SocketAddr>,
+    /// The provider and device, as the queue pair names them.
+    pub(crate) provider: String,
+    generation: u64,
+}
+
+impl Link {
+    pub(crate) fn new(qp: Arc<dyn QueuePair>, limits: InlineThresholds) -> Link {
+        let info = qp.info();
+        Link { qp, limits, local: info.local, provider: info.provider, generation: 0 }
+    }
+
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct State {
+    pub(crate) calls: HashMap<u32, Outstanding>,
+    /// Calls to send, oldest first (RFC 8166 §3.3.1: a call waits while no credit is free).
+    waiting: VecDeque<u32>,
+    pub(super) credits: CreditState,
+    pub(crate) link: Option<Link>,
+    /// Sends posted whose completion has not been seen: bounded by the send queue's depth.
+    pub(super) sends: u32,
+    closed: bool,
+    next_seq: u64,
+    generation: u64,
+    /// The queue pair of this generation is to be dropped (a call timed out on it).
+    pub(crate) drop_requested: Option<u64>,
+    pub(super) replies_here: u64,
+    provider: String,
+}
+
+/// Counters, read without the lock.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) calls: AtomicU64,
+    pub(crate) retransmissions: AtomicU64,
+    pub(crate) reconnects: AtomicU64,
+    pub(crate) unknown_replies: AtomicU64,
+    pub(crate) soft_timeouts: AtomicU64,
+    pub(crate) major_timeouts: AtomicU64,
+}
+
+/// Settings shared by the slots of one mount.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) policy: RetransmitPolicy,
+    pub(crate) provider: Arc<dyn Provider>,
+    /// Credits requested, receives posted per queue pair, and the send queue's depth.
+    pub(crate) credits: u32,
+    /// Our inline send and receive threshold.
+    pub(crate) inline_size: u32,
+    /// "server not responding" was logged and no reply came since.
+    pub(crate) not_responding: AtomicBool,
+}
+
+#[derive(Debug)]
+pub(crate) struct Connection {
+    pub(crate) index: usize,
+    pub(crate) remote: SocketAddr,
+    pub(crate) shared: Arc<Shared>,
+    state: Mutex<State>,
+    /// Calls arrived while no queue pair is up (wakes a lazy reconnection).
+    pub(crate) wake: Notify,
+    /// A queue pair is to be dropped (see [`State::drop_requested`]).
+    pub(crate) kick: Notify,
+    pub(crate) counters: Counters,
+}
+
+/// Calls to fail once the lock is released.
+pub(super) type Failed = Vec<(Outstanding, ClientError)>;
+
+impl Connection {
+    pub(crate) fn new(index: usize, remote: SocketAddr, shared: Arc<Shared>) -> Self {
+        let state = State {
+            calls: HashMap::new(),
+            waiting: VecDeque::new(),
+            credits: CreditState::new(shared.credits),
+            link: None,
+            sends: 0,
+            closed: false,
+            next_seq: 0,
+            generation: 0,
+            drop_requested: None,
+            replies_here: 0,
+            provider: shared.provider.name(),
+        };
+        Connection {
+            index,
+            remote,
+            shared,
+            state: Mutex::new(state),
+            wake: Notify::new(),
+            kick: Notify::new(),
+            counters: Counters::default(),
+        }
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Registers a call and sends it if a credit is free.
+    pub(crate) fn submit(&self, call: RpcCall, reply: ReplySender) {
+        let now = Instant::now();
+        let deadline = now + self.shared.policy.timeout(0);
+        let mut failed = Vec::new();
+        let mut st = self.lock();
+        if st.closed {
+            drop(st);
+            return reply.send(Err(ClientError::Closed { proc: call.proc }));
+        }
+        let xid = call.xid;
+        if st.calls.contains_key(&xid) {
+            drop(st);
+            let detail = format!("xid {xid:#x} is still outstanding after 2^32 calls");
+            return reply.send(Err(ClientError::InvalidArgument { proc: call.proc, detail }));
+        }
+        let seq = st.next_seq;
+        st.next_seq += 1;
+        let c = Outstanding {
+            call,
+            reply,
+            seq,
+            submitted: now,
+            deadline,
+            retries: 0,
+            sent: false,
+            transmissions: 0,
+            regions: Regions::default(),
+        };
+        st.calls.insert(xid, c);
+        st.waiting.push_back(xid);
+        let disconnected = st.link.is_none();
+        self.pump(&mut st, &mut failed);
+        drop(st);
+        self.counters.calls.fetch_add(1, Relaxed);
+        if disconnected {
+            self.wake.notify_one();
+        }
+        finish(failed);
+    }
+
+    /// Sends waiting calls, oldest first, while credits and send queue entries are free.
+    pub(super) fn pump(&self, st: &mut State, failed: &mut Failed) {
+        let Some(link) = &st.link else { return };
+        let (qp, limits, generation) = (Arc::clone(&link.qp), link.limits, link.generation);
+        while let Some(&xid) = st.waiting.front() {
+            // RFC 8166 §3.3.1: never more calls outstanding than the responder granted.
+            if st.sends >= self.shared.credits || !st.credits.try_acquire() {
+                break;
+            }
+            st.waiting.pop_front();
+            let Some(c) = st.calls.get_mut(&xid).filter(|c| !c.sent) else {
+                st.credits.release_unsent();
+                continue;
+            };
+            match transmit(&*qp, self.remote, &c.call, st.credits.request(), limits) {
+                Ok(regions) => {
+                    c.regions = regions;
+                    c.sent = true;
+                    c.transmissions += 1;
+                    if c.transmissions > 1 {
+                        self.counters.retransmissions.fetch_add(1, Relaxed);
+                    }
+                    st.sends += 1;
+                }
+                Err(TransmitError::Connection(e)) => {
+                    st.credits.release_unsent();
+                    st.waiting.push_front(xid);
+                    tracing::warn!(server = %self.remote, connection = self.index, "RDMA send failed: {e}; reconnecting");
+                    st.drop_requested = Some(generation);
+                    self.kick.notify_one();
+                    break;
+                }
+                Err(TransmitError::Call(err)) => {
+                    st.credits.release_unsent();
+                    if let Some(c) = st.calls.remove(&xid) {
+                        failed.push((c, err));
+                    }
+                }
+            }
+        }
+    }
+
+    /// A queue pair with `credits` receives posted is up: waiting calls go out on it. Returns its
+    /// generation, for [`take_drop`](Self::take_drop).
+    pub(crate) fn attach(&self, mut link: Link) -> u64 {
+        let mut failed = Vec::new();
+        let generation = {
+            let mut st = self.lock();
+            st.generation += 1;
+            link.generation = st.generation;
+            // RFC 8166 §3.3.3: a new connection starts with one credit.
+            st.credits.reset();
+            st.sends = 0;
+            st.replies_here = 0;
+            st.drop_requested = None;
+            st.provider.clone_from(&link.provider);
+            st.link = Some(link);
+            self.pump(&mut st, &mut failed);
+            st.generation
+        };
+        finish(failed);
+        generation
+    }
+
+    /// True when the queue pair of `generation` is to be dropped.
+    pub(crate) fn take_drop(&self, generation: u64) -> bool {
+        let mut st = self.lock();
+        let drop = st.drop_requested == Some(generation);
+        if drop {
+            st.drop_requested = None;
+        }
+        drop
+    }
+
+    /// The queue pair is gone: every outstanding call waits again, in submission order, and its
+    /// memory is invalidated. Returns whether the queue pair had answered anything.
+    pub(crate) fn detach(&self) -> bool {
+        let mut stale = Vec::new();
+        let answered = {
+            let mut st = self.lock();
+            let st = &mut *st;
+            st.link = None;
+            st.sends = 0;
+            st.credits.reset();
+            for c in st.calls.values_mut().filter(|c| c.sent) {
+                c.sent = false;
+                stale.push(std::mem::take(&mut c.regions));
+            }
+            let mut order: Vec<(u64, u32)> = st.calls.iter().map(|(&xid, c)| (c.seq, xid)).collect();
+            order.sort_unstable();
+            st.waiting = order.into_iter().map(|(_, xid)| xid).collect();
+            st.replies_here > 0
+        };
+        for regions in stale {
+            regions.invalidate();
+        }
+        answered
+    }
+
+    /// Calls are waiting for a queue pair.
+    pub(crate) fn has_waiting(&self) -> bool {
+        !self.lock().calls.is_empty()
+    }
+
+    /// Refuses new calls and fails the outstanding ones with [`ClientError::Closed`].
+    pub(crate) fn close(&self) {
+        let failed: Failed = {
+            let mut st = self.lock();
+            st.closed = true;
+            st.link = None;
+            st.waiting.clear();
+            st.calls
+                .drain()
+                .map(|(_, c)| {
+                    let err = ClientError::Closed { proc: c.call.proc };
+                    (c, err)
+                })
+                .collect()
+        };
+        finish(failed);
+    }
+
+    pub(crate) fn info(&self) -> ConnectionInfo {
+        let st = self.lock();
+        ConnectionInfo {
+            index: self.index,
+            transport: format!("rdma ({})", st.provider),
+            local: st.link.as_ref().and_then(|l| l.local),
+            remote: self.remote,
+            connected: st.link.is_some(),
+            calls_sent: self.counters.calls.load(Relaxed),
+            retransmissions: self.counters.retransmissions.load(Relaxed),
+            reconnects: self.counters.reconnects.load(Relaxed),
+            unknown_replies: self.counters.unknown_replies.load(Relaxed),
+            in_flight: st.calls.len(),
+        }
+    }
+}
+
+/// Fails calls: memory invalidated first.
+pub(crate) fn finish(failed: Failed) {
+    for (c, err) in failed {
+        c.regions.invalidate();
+        c.reply.send(Err(err));
+    }
+}

@@ -1,0 +1,85 @@
+//! The receive side of a slot: a batch of completions from the driver. Each reply returns its call's
+//! credit and carries the new grant (RFC 8166 §3.3.1); it is matched by xid to a sent call, whose memory
+//! is invalidated and given back before the reply is put together and handed over. Messages that do
+//! not decode, or match no sent call, are counted and dropped (RFC 8166 §4.5.2: a requester does not
+//! answer them). Every message's receive is posted again before more calls go out.
+
+use std::sync::atomic::Ordering::Relaxed;
+
+use rdma::{Completion, CompletionKind, QueuePair};
+
+use super::connection::{finish, Connection, Outstanding};
+use super::reply::{self, Received};
+use crate::error::ClientError;
+
+impl Connection {
+    /// Handles a batch of completions of `qp`: credits, replies, reposted receives, then more calls.
+    /// An error completion means the queue pair is broken: `Err` with the reason.
+    pub(crate) fn on_completions(&self, batch: &mut Vec<Completion>, qp: &dyn QueuePair) -> Result<(), String> {
+        let (mut done, mut failed, mut unknown, mut broken) = (Vec::new(), Vec::new(), 0u64, None);
+        {
+            let mut st = self.lock();
+            let st = &mut *st;
+            let mut received = 0u32;
+            for completion in batch.drain(..) {
+                match completion.result {
+                    Ok(CompletionKind::Send) => st.sends = st.sends.saturating_sub(1),
+                    Ok(CompletionKind::Recv(message)) => {
+                        received += 1;
+                        match reply::parse(&message) {
+                            Ok(msg) => {
+                                // RFC 8166 §3.3.1: a reply returns its call's credit and carries the new grant.
+                                st.credits.on_reply(msg.header.credits);
+                                match st.calls.get(&msg.header.xid).filter(|c| c.sent).map(|c| c.call.xid) {
+                                    Some(xid) => done.extend(st.calls.remove(&xid).map(|c| (c, msg))),
+                                    None => unknown += 1,
+                                }
+                            }
+                            Err(e) => {
+                                unknown += 1;
+                                tracing::debug!(server = %self.remote, "dropped an undecodable RPC-over-RDMA reply: {e}");
+                            }
+                        }
+                    }
+                    Ok(CompletionKind::Read | CompletionKind::Write) => {}
+                    Err(e) => {
+                        broken.get_or_insert_with(|| format!("work request {:#x} failed: {e}", completion.wr_id));
+                    }
+                }
+            }
+            st.replies_here += done.len() as u64;
+            // Each message used up a receive: post it again before a new call can be answered into it.
+            if broken.is_none() && received > 0 {
+                if let Err(e) = qp.post_recvs(received) {
+                    broken = Some(format!("posting receives failed: {e}"));
+                }
+            }
+            if broken.is_none() {
+                self.pump(st, &mut failed);
+            }
+        }
+        if unknown > 0 {
+            self.counters.unknown_replies.fetch_add(unknown, Relaxed);
+            tracing::debug!(server = %self.remote, unknown, "dropped replies matching no outstanding call");
+        }
+        if !done.is_empty() && self.shared.not_responding.swap(false, Relaxed) {
+            tracing::info!(server = %self.remote, "nfs: server OK");
+        }
+        deliver(done);
+        finish(failed);
+        broken.map_or(Ok(()), Err)
+    }
+}
+
+/// Completes answered calls: memory invalidated and given back, reply put together, sender completed.
+fn deliver(done: Vec<(Outstanding, Received)>) {
+    for (c, msg) in done {
+        let proc = c.call.proc;
+        let outcome = c
+            .regions
+            .into_offered()
+            .map_err(|detail| ClientError::protocol(proc, detail))
+            .and_then(|offered| reply::assemble(proc, msg, offered));
+        c.reply.send(outcome);
+    }
+}

@@ -1,0 +1,212 @@
+//! Single-producer / single-consumer byte rings in shared memory: each side creates the ring it
+//! receives on and its peer maps it read-write.
+//!
+//! Layout: producer position `head` (bytes ever written, at 0), consumer position `tail` (at 64),
+//! the consumer's `sleeping` word (at 128), a `closed` word (at 192), then the data area of
+//! `capacity` bytes (a power of two) from [`DATA`]. A record is an 8-byte header (length, then
+//! zero) and the message, padded to 8 bytes; a record never wraps: a [`PAD`] header fills the rest
+//! of the area instead. Positions only grow; every value read from the peer is checked before use.
+
+use std::io;
+use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use crate::sys::mem::{page_round, SharedMem};
+
+const HEAD: usize = 0;
+const TAIL: usize = 64;
+const SLEEPING: usize = 128;
+const CLOSED: usize = 192;
+/// Where the data area starts.
+const DATA: usize = 4096;
+/// The header length that marks padding up to the end of the data area.
+const PAD: u32 = u32::MAX;
+/// The largest ring a connection may ask for; larger configurations use the socket channel.
+const MAX_CAPACITY: usize = 64 << 20;
+
+fn record_len(message: usize) -> usize {
+    8 + message.div_ceil(8) * 8
+}
+
+/// The memfd size of a ring that holds `max_recv` messages of `recv_size` bytes (plus the padding a
+/// wrap may waste), or `None` when that is too large.
+pub(crate) fn ring_len(recv_size: u32, max_recv: u32) -> Option<usize> {
+    let bytes = record_len(recv_size as usize).checked_mul(max_recv as usize + 1)?;
+    let capacity = bytes.checked_next_power_of_two()?.max(4096);
+    (capacity <= MAX_CAPACITY).then(|| page_round(DATA + capacity))
+}
+
+/// One mapped ring.
+#[derive(Debug)]
+pub(crate) struct Ring {
+    mem: SharedMem,
+    capacity: usize,
+}
+
+impl Ring {
+    /// A new ring of `len` bytes (from [`ring_len`]) for this side to receive on.
+    pub(crate) fn create(len: usize) -> io::Result<Ring> {
+        let mem = SharedMem::create(c"nfsbench-rdma-soft-ring", len, false)?;
+        Ok(Ring { capacity: capacity_of(len).ok_or(io::ErrorKind::InvalidInput)?, mem })
+    }
+
+    /// Maps the peer's ring of `len` bytes (as its offer said) for this side to send on.
+    pub(crate) fn map_peer(fd: OwnedFd, len: usize) -> Result<Ring, String> {
+        let capacity = capacity_of(len).ok_or("the peer's ring has an impossible size")?;
+        Ok(Ring { mem: SharedMem::map_peer(fd, len, true)?, capacity })
+    }
+
+    pub(crate) fn fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.mem.fd()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.mem.len()
+    }
+
+    fn word(&self, offset: usize) -> &AtomicU64 {
+        self.mem.u64_at(offset)
+    }
+
+    pub(crate) fn sleeping(&self) -> &AtomicU32 {
+        self.mem.u32_at(SLEEPING)
+    }
+
+    pub(crate) fn close(&self) {
+        self.word(CLOSED).store(1, Ordering::SeqCst);
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.word(CLOSED).load(Ordering::SeqCst) != 0
+    }
+
+    /// The producer position as the consumer sees it.
+    pub(crate) fn head(&self) -> u64 {
+        self.word(HEAD).load(Ordering::SeqCst)
+    }
+
+    /// Appends one record at `head` (the producer's own count); returns the new head, published.
+    pub(crate) fn push(&self, head: u64, parts: &[&[u8]]) -> Result<u64, String> {
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        let tail = self.word(TAIL).load(Ordering::Acquire);
+        let used = head.checked_sub(tail).filter(|used| *used <= self.capacity as u64);
+        let used = used.ok_or("the peer's ring positions are corrupt")? as usize;
+        let record = record_len(len);
+        let pos = (head % self.capacity as u64) as usize;
+        let to_end = self.capacity - pos;
+        let need = if record <= to_end { record } else { to_end + record };
+        if need > self.capacity - used {
+            return Err("the peer's ring is full: it does not take the messages its receives allow".into());
+        }
+        let (mut head, mut pos) = (head, pos);
+        if record > to_end {
+            self.mem.write_bytes(DATA + pos, &PAD.to_le_bytes());
+            head += to_end as u64;
+            pos = 0;
+        }
+        let mut at = DATA + pos;
+        let header = (len as u64).to_le_bytes();
+        self.mem.write_bytes(at, &header);
+        at += 8;
+        for part in parts {
+            self.mem.write_bytes(at, part);
+            at += part.len();
+        }
+        head += record as u64;
+        // Publishes the record; sequentially consistent against the consumer's `sleeping` store.
+        self.word(HEAD).store(head, Ordering::SeqCst);
+        Ok(head)
+    }
+
+    /// Takes the record at `tail` (the consumer's own count) if one is there: `Ok(None)` when the
+    /// ring is empty, else the message and the new tail (published).
+    pub(crate) fn pop(&self, tail: u64, max_len: usize) -> Result<Option<(Vec<u8>, u64)>, String> {
+        let mut tail = tail;
+        let head = self.word(HEAD).load(Ordering::Acquire);
+        let corrupt = || "the peer's ring records are corrupt".to_string();
+        if head.checked_sub(tail).is_none_or(|n| n > self.capacity as u64) {
+            return Err(corrupt());
+        }
+        while tail != head {
+            let available = head.checked_sub(tail).ok_or_else(corrupt)?;
+            let pos = (tail % self.capacity as u64) as usize;
+            let mut header = [0u8; 8];
+            self.mem.read_bytes(DATA + pos, &mut header);
+            let len = u32::from_le_bytes([header[0], header[1], header[2], header[3]]);
+            if len == PAD {
+                tail += (self.capacity - pos) as u64;
+                continue;
+            }
+            let record = record_len(len as usize);
+            if len as usize > max_len || record > self.capacity - pos || record as u64 > available {
+                return Err(corrupt());
+            }
+            let mut message = vec![0u8; len as usize];
+            self.mem.read_bytes(DATA + pos + 8, &mut message);
+            tail += record as u64;
+            self.word(TAIL).store(tail, Ordering::Release);
+            return Ok(Some((message, tail)));
+        }
+        self.word(TAIL).store(tail, Ordering::Release);
+        Ok(None)
+    }
+}
+
+fn capacity_of(len: usize) -> Option<usize> {
+    let capacity = len.checked_sub(DATA)?;
+    (capacity.is_power_of_two() && capacity <= MAX_CAPACITY).then_some(capacity)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(recv_size: u32, max_recv: u32) -> (Ring, Ring) {
+        let len = ring_len(recv_size, max_recv).expect("size");
+        let consumer = Ring::create(len).expect("ring");
+        let fd = consumer.fd().try_clone_to_owned().expect("dup");
+        (consumer, Ring::map_peer(fd, len).expect("map"))
+    }
+
+    #[test]
+    fn records_come_out_in_order_across_many_wraps() {
+        let (consumer, producer) = pair(100, 3);
+        let (mut head, mut tail) = (0, 0);
+        for i in 0..1000usize {
+            let message: Vec<u8> = (0..i % 101).map(|b| (b + i) as u8).collect();
+            head = producer.push(head, &[&message[..message.len() / 2], &message[message.len() / 2..]]).expect("push");
+            let (got, next) = consumer.pop(tail, 100).expect("pop").expect("a record");
+            assert_eq!(got, message);
+            tail = next;
+        }
+        assert_eq!(consumer.pop(tail, 100).expect("pop"), None);
+    }
+
+    #[test]
+    fn a_ring_holds_every_message_the_receives_allow() {
+        let (_consumer, producer) = pair(4096, 8);
+        let mut head = 0;
+        for _ in 0..8 {
+            head = producer.push(head, &[&[1u8; 4096]]).expect("room for each posted receive");
+        }
+    }
+
+    #[test]
+    fn rejects_oversized_records_and_corrupt_positions() {
+        let (consumer, producer) = pair(64, 4);
+        producer.push(0, &[&[0u8; 100]]).expect("push");
+        assert!(consumer.pop(0, 64).unwrap_err().contains("corrupt"));
+        producer.word(HEAD).store(1 << 40, Ordering::SeqCst);
+        assert!(consumer.pop(0, 64).is_err());
+        consumer.word(TAIL).store(1 << 40, Ordering::SeqCst);
+        assert!(producer.push(0, &[b"x"]).is_err());
+    }
+
+    #[test]
+    fn ring_sizes_are_bounded() {
+        assert_eq!(ring_len(4096, 128), Some(4096 + (1 << 20)));
+        assert_eq!(ring_len(16 << 20, 1 << 16), None);
+        assert!(Ring::map_peer(Ring::create(8192).expect("ring").mem.fd().try_clone_to_owned().expect("fd"), 12288)
+            .is_err());
+    }
+}

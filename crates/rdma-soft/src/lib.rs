@@ -1,0 +1,87 @@
+//! nfsbench's software RDMA provider: reliable connections with the one-sided semantics of an RDMA NIC
+//! between processes of one host (or within one process), for tests and for machines without a device.
+//!
+//! - Connection management: a SOCK_SEQPACKET Unix socket listening in the Linux abstract namespace
+//!   under a name derived from the [`SocketAddr`] (`nfsbench-rdma-soft/127.0.0.1:20049`). Connecting
+//!   sends Hello (private data, initiator depth, responder resources, receive size and count) with the
+//!   client's shared memory; the server answers Accept (or Reject → [`RdmaError::Refused`]) with its
+//!   own; the client confirms with Ready. The peer's pid comes from SO_PEERCRED, and each side proves
+//!   at connect time that it may read the other's memory.
+//! - Each side's registrations live in its key table: a sealed memfd its peer maps read-only. A handle
+//!   (R_key) names a slot and its generation, so an invalidated or reused slot rejects old handles.
+//! - RDMA Read/Write: the initiator validates the handle in the peer's table (generation, bounds,
+//!   right; failure → [`rdma::WcError::RemoteAccess`] and the connection breaks, as RC does), then
+//!   copies once with process_vm_readv / process_vm_writev, then checks the generation again.
+//! - Sends go through a single-producer ring in the receiver's shared memory; the socket carries only
+//!   a doorbell (rung when the receiver declared itself asleep) and the connection's end (the
+//!   `channel` module; configurations that would need a ring over 64 MiB send on the socket). A
+//!   Send meets the peer's published count of posted receives or fails with `ReceiverNotReady` (RC,
+//!   `rnr_retry = 0`); a message over the peer's receive size fails with `Length`.
+//! - After a disconnect (asked for, a protocol error, the peer closing or dying) every outstanding
+//!   request completes `Flushed`, then polling reports [`RdmaError::Disconnected`].
+//!
+//! Everything must run inside a tokio runtime. The peer must be ptrace-able by us (same user, Yama
+//! `ptrace_scope` 0 or 1); [`SoftProvider::new`] declares any process a permitted tracer of ours.
+//!
+//! Tuning, read once per process: `NFSBENCH_SOFT_SPIN_US` (default 20; 0 turns it off) is how long
+//! a receiver whose ring is empty keeps polling before it sleeps, adaptively (only while polling has
+//! been catching messages, and never when both ends share this process and a one-thread runtime);
+//! `NFSBENCH_SOFT_CHANNEL=socket` makes this process offer no ring
+//! (messages on the socket), for comparisons.
+
+use std::net::SocketAddr;
+use std::sync::Once;
+
+use rdma::{BoxFuture, Listener, Provider, QpConfig, QueuePair, RdmaError};
+
+mod channel;
+mod connect;
+mod establish;
+mod handshake;
+mod keytable;
+mod listen;
+mod names;
+mod onesided;
+mod qp;
+mod sys;
+
+/// The provider's name in reports and in [`rdma::ConnectionInfo::provider`].
+pub(crate) const NAME: &str = "soft (shared memory, one host)";
+
+/// The software provider. Cheap to create and to clone; holds no resources itself.
+#[derive(Debug, Clone)]
+pub struct SoftProvider {
+    _private: (),
+}
+
+impl SoftProvider {
+    /// The provider. Declares any process a permitted ptracer of this one (PR_SET_PTRACER), so that
+    /// with Yama `ptrace_scope` 1 a peer process may copy to and from our registered memory.
+    pub fn new() -> Result<SoftProvider, RdmaError> {
+        static PTRACER: Once = Once::new();
+        PTRACER.call_once(sys::process::allow_any_ptracer);
+        Ok(SoftProvider { _private: () })
+    }
+}
+
+impl Provider for SoftProvider {
+    fn name(&self) -> String {
+        NAME.to_string()
+    }
+
+    fn connect<'a>(
+        &'a self,
+        addr: SocketAddr,
+        config: QpConfig,
+        private_data: &'a [u8],
+    ) -> BoxFuture<'a, Result<Box<dyn QueuePair>, RdmaError>> {
+        Box::pin(async move {
+            let qp = connect::connect(addr, config, private_data).await?;
+            Ok(Box::new(qp) as Box<dyn QueuePair>)
+        })
+    }
+
+    fn listen(&self, addr: SocketAddr) -> Result<Box<dyn Listener>, RdmaError> {
+        Ok(Box::new(listen::SoftListener::bind(addr)?))
+    }
+}

@@ -1,0 +1,124 @@
+//! RDMA Read and Write: the initiator's CPU is the "NIC". At post time the peer's handle is validated
+//! in the peer's key table (generation, bounds, right), the bytes move in one copy between the two
+//! address spaces (process_vm_readv / process_vm_writev, which also works within one process), the
+//! generation is checked again, and the completion is queued. Copying at post time keeps RC ordering:
+//! a Write is placed before any later Send is delivered.
+
+use rdma::{Access, Completion, CompletionKind, MemoryRegion, RdmaError, RemoteSegment, WcError, WrId};
+
+use crate::keytable::Refusal;
+use crate::qp::{Queue, SoftQp};
+use crate::sys::process::{self, CopyError, Direction};
+
+/// Which one-sided operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Op {
+    Read,
+    Write,
+}
+
+/// How a transfer ended, when not with success.
+enum Failure {
+    /// A work-completion error; the connection breaks.
+    Wc(WcError, String),
+    /// The peer is gone or closed: the request is flushed.
+    Gone(String),
+    /// The kernel refused cross-memory attach.
+    Permission,
+}
+
+impl SoftQp {
+    /// Posts an RDMA Read or Write between `local` at `offset` and `remote`.
+    pub(crate) fn one_sided(
+        &self,
+        wr_id: WrId,
+        local: &MemoryRegion,
+        offset: usize,
+        remote: RemoteSegment,
+        op: Op,
+    ) -> Result<(), RdmaError> {
+        self.check_local(local, offset, remote.length, op)?;
+        self.reserve(&mut self.lock(), op == Op::Read)?;
+        let result = self.transfer(local, offset, remote, op);
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let queue = if op == Op::Read { Queue::Read } else { Queue::Send };
+        let kind = if op == Op::Read { CompletionKind::Read } else { CompletionKind::Write };
+        match result {
+            Ok(()) if !state.down => self.complete(state, Completion { wr_id, result: Ok(kind) }, queue),
+            Ok(()) => {
+                self.complete(state, Completion { wr_id, result: Err(WcError::Flushed) }, queue);
+            }
+            Err(Failure::Gone(why)) => {
+                self.complete(state, Completion { wr_id, result: Err(WcError::Flushed) }, queue);
+                self.fail(state, &why);
+            }
+            Err(Failure::Wc(error, why)) => {
+                self.complete(state, Completion { wr_id, result: Err(error) }, queue);
+                self.fail(state, &why);
+            }
+            Err(Failure::Permission) => {
+                // Not a completion: give the place in the queue back and tell the caller why.
+                state.send_busy -= 1;
+                state.read_busy -= u32::from(op == Op::Read);
+                let pid = self.peer_pid;
+                return Err(RdmaError::Unavailable(format!(
+                    "the kernel refused access to the memory of process {pid} (process_vm_readv/writev: EPERM); \
+                     both processes must run as the same user and be allowed to ptrace each other \
+                     (Yama kernel.yama.ptrace_scope 0 or 1)"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The local side of a work request: a live region of this connection, the range inside it, and
+    /// for a Read target a writable buffer registered with LOCAL_WRITE.
+    fn check_local(&self, local: &MemoryRegion, offset: usize, length: u32, op: Op) -> Result<(), RdmaError> {
+        if local.is_invalidated() || !self.local.is_live(local.local_key(), local.start_addr()) {
+            return Err(RdmaError::Invalid("the local region is not registered on this connection".into()));
+        }
+        if offset.checked_add(length as usize).is_none_or(|end| end > local.len()) {
+            return Err(RdmaError::Invalid(format!(
+                "{length} bytes at offset {offset} leave the local region ({} bytes)",
+                local.len()
+            )));
+        }
+        if op == Op::Read && !(local.is_writable() && local.access().contains(Access::LOCAL_WRITE)) {
+            return Err(RdmaError::Invalid("an RDMA Read needs a writable region registered with LOCAL_WRITE".into()));
+        }
+        Ok(())
+    }
+
+    fn transfer(&self, local: &MemoryRegion, offset: usize, remote: RemoteSegment, op: Op) -> Result<(), Failure> {
+        let need = if op == Op::Read { Access::REMOTE_READ } else { Access::REMOTE_WRITE };
+        let lease = self.remote.lease(remote, need).map_err(refusal)?;
+        if remote.length > 0 {
+            let direction = if op == Op::Read { Direction::FromPeer } else { Direction::ToPeer };
+            // The local range was checked against the region, which `local` keeps alive and registered
+            // for the whole call; a Read target is a Writable buffer only the provider writes.
+            let local_addr = local.start_addr() + offset;
+            match process::copy(self.peer_pid, direction, local_addr, lease.addr, remote.length as usize) {
+                Ok(()) => {}
+                Err(CopyError::Fault) => {
+                    let why = "the peer's registered memory is not mapped".to_string();
+                    return Err(Failure::Wc(WcError::RemoteAccess(why.clone()), why));
+                }
+                Err(CopyError::Permission) => return Err(Failure::Permission),
+                Err(CopyError::PeerGone) => return Err(Failure::Gone("the peer process exited".into())),
+                Err(CopyError::Other(e)) => {
+                    return Err(Failure::Wc(WcError::Other(format!("cross-memory copy: {e}")), e.to_string()))
+                }
+            }
+        }
+        lease.finish().map_err(refusal)
+    }
+}
+
+fn refusal(refusal: Refusal) -> Failure {
+    match refusal {
+        Refusal::Closed => Failure::Gone("the peer closed its side".into()),
+        // RFC 8166 §3.4.3 relies on RC semantics: a bad handle, range or right is a remote access error.
+        Refusal::Access(why) => Failure::Wc(WcError::RemoteAccess(why.clone()), why),
+    }
+}

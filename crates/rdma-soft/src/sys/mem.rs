@@ -1,0 +1,210 @@
+//! Shared memory: sealed memfds mapped into both processes of a connection.
+//!
+//! The creator makes a memfd of a fixed size and seals it against shrinking and growing, so that a peer
+//! mapping it can never take a SIGBUS; the receiver of the descriptor checks size and seals before it
+//! maps. Everything inside is accessed as atomics (words the two sides publish to each other) or as
+//! byte copies bounded by the mapping.
+#![allow(unsafe_code)]
+
+use std::ffi::CStr;
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::ptr;
+use std::sync::atomic::{AtomicU32, AtomicU64};
+
+/// One mapping of a memfd, unmapped on drop.
+#[derive(Debug)]
+pub(crate) struct SharedMem {
+    fd: OwnedFd,
+    ptr: *mut u8,
+    len: usize,
+    writable: bool,
+}
+
+// SAFETY: the mapping is plain shared memory owned by this value; all access goes through atomics or
+// bounds-checked copies, which are sound from any thread.
+unsafe impl Send for SharedMem {}
+// SAFETY: as above; `&SharedMem` only hands out atomics and bounded copies.
+unsafe impl Sync for SharedMem {}
+
+impl SharedMem {
+    /// A new zeroed memfd of `len` bytes (a multiple of the page size), mapped read-write and sealed
+    /// against resizing. With `peer_read_only`, later writable mappings are refused too
+    /// (F_SEAL_FUTURE_WRITE), so the peer can only ever read it.
+    pub(crate) fn create(name: &CStr, len: usize, peer_read_only: bool) -> io::Result<SharedMem> {
+        // SAFETY: `name` is a valid C string that outlives the call.
+        let raw = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING) };
+        if raw < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: memfd_create returned a fresh descriptor that nothing else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let size = libc::off_t::try_from(len).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+        // SAFETY: plain system call on a descriptor we own.
+        if unsafe { libc::ftruncate(fd.as_raw_fd(), size) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mem = SharedMem::map(fd, len, true)?;
+        let mut seals = libc::F_SEAL_SHRINK | libc::F_SEAL_GROW;
+        if peer_read_only {
+            seals |= libc::F_SEAL_FUTURE_WRITE;
+        }
+        // SAFETY: plain system call on a descriptor we own; our own mapping was made before the seal.
+        if unsafe { libc::fcntl(mem.fd.as_raw_fd(), libc::F_ADD_SEALS, seals | libc::F_SEAL_SEAL) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(mem)
+    }
+
+    /// Maps a memfd the peer sent after checking that it is exactly `len` bytes and sealed against
+    /// shrinking (so no access can fault later).
+    pub(crate) fn map_peer(fd: OwnedFd, len: usize, writable: bool) -> Result<SharedMem, String> {
+        // SAFETY: an all-zero `stat` is a valid value for fstat to fill in.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: `st` is a valid out-pointer for the duration of the call.
+        if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
+            return Err(format!("fstat of the peer's memory: {}", io::Error::last_os_error()));
+        }
+        if usize::try_from(st.st_size).ok() != Some(len) {
+            return Err(format!("the peer's shared memory has {} bytes, expected {len}", st.st_size));
+        }
+        // SAFETY: plain system call on a descriptor we own.
+        let seals = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GET_SEALS) };
+        if seals < 0 || seals & libc::F_SEAL_SHRINK == 0 {
+            return Err("the peer's shared memory is not sealed against shrinking".into());
+        }
+        SharedMem::map(fd, len, writable).map_err(|e| format!("mapping the peer's shared memory: {e}"))
+    }
+
+    fn map(fd: OwnedFd, len: usize, writable: bool) -> io::Result<SharedMem> {
+        if len == 0 || !len.is_multiple_of(page_size()) {
+            return Err(io::Error::from(io::ErrorKind::InvalidInput));
+        }
+        let prot = if writable { libc::PROT_READ | libc::PROT_WRITE } else { libc::PROT_READ };
+        // SAFETY: a fresh shared mapping of `len` bytes of a file that is at least (and, sealed,
+        // always) `len` bytes long; it stays mapped until `Drop` unmaps it.
+        let ptr = unsafe { libc::mmap(ptr::null_mut(), len, prot, libc::MAP_SHARED, fd.as_raw_fd(), 0) };
+        if ptr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(SharedMem { fd, ptr: ptr.cast(), len, writable })
+    }
+
+    pub(crate) fn fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The mapping's address in this process.
+    pub(crate) fn addr(&self) -> usize {
+        self.ptr as usize
+    }
+
+    fn check(&self, offset: usize, size: usize) {
+        assert!(
+            offset.is_multiple_of(size) && offset.checked_add(size).is_some_and(|end| end <= self.len),
+            "offset {offset}"
+        );
+    }
+
+    /// The 64-bit word at `offset` (8-aligned, inside the mapping). Only for writable mappings: a
+    /// store to a read-only one would fault.
+    pub(crate) fn u64_at(&self, offset: usize) -> &AtomicU64 {
+        assert!(self.writable, "store access to a read-only mapping");
+        self.check(offset, 8);
+        // SAFETY: aligned, inside the mapping, which lives as long as `&self`; the memory is shared
+        // with the peer only through atomic accesses.
+        unsafe { &*self.ptr.add(offset).cast::<AtomicU64>() }
+    }
+
+    /// The 32-bit word at `offset` (4-aligned, inside the mapping), for writable mappings.
+    pub(crate) fn u32_at(&self, offset: usize) -> &AtomicU32 {
+        assert!(self.writable, "store access to a read-only mapping");
+        self.check(offset, 4);
+        // SAFETY: as for `u64_at`.
+        unsafe { &*self.ptr.add(offset).cast::<AtomicU32>() }
+    }
+
+    /// Loads the 64-bit word at `offset`; works on read-only mappings (atomic loads do not write).
+    pub(crate) fn load_u64(&self, offset: usize, order: std::sync::atomic::Ordering) -> u64 {
+        self.check(offset, 8);
+        // SAFETY: aligned and inside the mapping; an atomic load of a naturally aligned word is a
+        // plain read, allowed on read-only memory.
+        unsafe { (*self.ptr.add(offset).cast::<AtomicU64>()).load(order) }
+    }
+
+    /// Copies `src` into the mapping at `offset` (writable mappings; the range must fit).
+    pub(crate) fn write_bytes(&self, offset: usize, src: &[u8]) {
+        assert!(self.writable && offset.checked_add(src.len()).is_some_and(|end| end <= self.len));
+        // SAFETY: the range is inside the mapping; the peer reads these bytes only after an atomic
+        // release store publishes them, so no one reads them while they are written.
+        unsafe { ptr::copy_nonoverlapping(src.as_ptr(), self.ptr.add(offset), src.len()) }
+    }
+
+    /// Copies bytes out of the mapping at `offset` into `dst` (the range must fit).
+    pub(crate) fn read_bytes(&self, offset: usize, dst: &mut [u8]) {
+        assert!(offset.checked_add(dst.len()).is_some_and(|end| end <= self.len));
+        // SAFETY: the range is inside the mapping and was published by an atomic store we acquired;
+        // a misbehaving peer overwriting it concurrently can only change the bytes we get.
+        unsafe { ptr::copy_nonoverlapping(self.ptr.add(offset), dst.as_mut_ptr(), dst.len()) }
+    }
+}
+
+impl Drop for SharedMem {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping made in `map`; no reference into it outlives `&self`.
+        unsafe { libc::munmap(self.ptr.cast(), self.len) };
+    }
+}
+
+/// The system page size.
+pub(crate) fn page_size() -> usize {
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(size).unwrap_or(4096)
+}
+
+/// Rounds `len` up to whole pages.
+pub(crate) fn page_round(len: usize) -> usize {
+    let page = page_size();
+    len.div_ceil(page) * page
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering;
+
+    #[test]
+    fn a_peer_mapping_sees_the_creators_stores() {
+        let mem = SharedMem::create(c"test", page_size(), true).expect("memfd");
+        let fd = mem.fd().try_clone_to_owned().expect("dup");
+        let peer = SharedMem::map_peer(fd, page_size(), false).expect("map");
+        mem.u64_at(8).store(42, Ordering::Release);
+        assert_eq!(peer.load_u64(8, Ordering::Acquire), 42);
+    }
+
+    #[test]
+    fn refuses_a_peer_memfd_of_the_wrong_size_or_without_seals() {
+        let mem = SharedMem::create(c"test", page_size(), false).expect("memfd");
+        let fd = mem.fd().try_clone_to_owned().expect("dup");
+        assert!(SharedMem::map_peer(fd, 2 * page_size(), true).unwrap_err().contains("expected"));
+        // SAFETY: a valid C string.
+        let raw = unsafe { libc::memfd_create(c"unsealed".as_ptr(), libc::MFD_CLOEXEC) };
+        // SAFETY: a fresh descriptor.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        // SAFETY: plain system call.
+        assert_eq!(unsafe { libc::ftruncate(fd.as_raw_fd(), page_size() as libc::off_t) }, 0);
+        assert!(SharedMem::map_peer(fd, page_size(), true).unwrap_err().contains("sealed"));
+    }
+
+    #[test]
+    fn a_read_only_sealed_memfd_cannot_be_mapped_writable_by_the_peer() {
+        let mem = SharedMem::create(c"test", page_size(), true).expect("memfd");
+        let fd = mem.fd().try_clone_to_owned().expect("dup");
+        assert!(SharedMem::map_peer(fd, page_size(), true).is_err());
+    }
+}

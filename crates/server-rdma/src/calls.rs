@@ -1,0 +1,207 @@
+//! A call's way through a connection: the received message is classified ([`crate::inbound`]); Read
+//! chunks are pulled into one registered buffer laid out by [`crate::assemble`]; the handler runs; the
+//! reply is laid out by [`crate::outbound`] and its RDMA Writes and Send are queued without waiting
+//! (RC ordering places the Writes first). Failures a peer can cause by what it sends are answered with
+//! RDMA_ERROR; failures of RDMA itself break the connection.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use nfs_server::{ConnectionInfo, Reply};
+use rdma::{Access, MemoryRegion, RegBuf};
+use rpcrdma_proto::{peek, RdmaBody, RdmaErrorBody, RdmaHeader};
+use xdr::XdrEncode;
+
+use crate::assemble;
+use crate::config::Mode;
+use crate::connection::{Call, Connection};
+use crate::inbound::{classify, is_err_vers, Inbound};
+use crate::outbound::{self, Planned, Source};
+use crate::work_queue::{Work, WrKind, WrTag};
+use crate::RecordHandler;
+
+impl<H: RecordHandler> Connection<H> {
+    pub(crate) fn on_message(&mut self, message: Bytes) {
+        let requested = peek(&message).map_or(1, |h| h.credits);
+        match classify(&message, &self.limits, &self.policy) {
+            Inbound::Call { header, inline } => {
+                let inline = message.slice_ref(inline);
+                self.start_call(header, inline);
+            }
+            Inbound::Answer { header, why } => self.send_error(header, requested, &why),
+            Inbound::Ignore { why } => {
+                tracing::debug!(peer = %self.setup.info.peer, why = %why, "message dropped");
+            }
+            // RFC 8166 §4.5: an error is reported with the call's xid; without one, nothing can be said.
+            Inbound::Close { why } => self.fail(why),
+        }
+    }
+
+    fn start_call(&mut self, header: RdmaHeader, inline: Bytes) {
+        let credits = self.setup.config.credits;
+        // RFC 8166 §3.3.1: a requester never has more calls outstanding than it was granted.
+        if self.calls.len() as u32 >= credits {
+            return self.fail(format!("peer sent a call with {credits} calls in progress, past its credits"));
+        }
+        let (RdmaBody::Msg(chunks) | RdmaBody::NoMsg(chunks)) = header.body else {
+            return; // validate_call refused RDMA_ERROR as a call already.
+        };
+        let id = self.next_call;
+        self.next_call += 1;
+        let mut call = Call {
+            xid: header.xid,
+            requested: header.credits,
+            writes: chunks.writes,
+            reply_chunk: chunks.reply,
+            reading: None,
+        };
+        let layout = match assemble::plan(&chunks.reads, inline.len()) {
+            Ok(layout) if layout.reads.is_empty() => {
+                self.calls.insert(id, call);
+                return self.execute(id, inline, false); // No Read chunk: the call is what arrived.
+            }
+            Ok(layout) if self.setup.read_depth > 0 => layout,
+            Ok(_) => {
+                return self.refuse(header.xid, header.credits, "the peer's responder resources allow no RDMA Read")
+            }
+            Err(err) => return self.refuse(header.xid, header.credits, err.0),
+        };
+        let mut buffer = self.pool.take(layout.len);
+        layout.fill(&mut buffer, &inline);
+        let region = match self.qp.register(RegBuf::Writable(buffer), Access::LOCAL_WRITE) {
+            Ok(region) => region,
+            Err(err) => return self.failed("registering a call buffer", err),
+        };
+        for &(offset, remote) in &layout.reads {
+            let work = Work::Read { region: region.clone(), offset, remote };
+            self.queue.push(WrTag::new(WrKind::Read, id), work);
+        }
+        call.reading = Some((region, layout.reads.len()));
+        self.calls.insert(id, call);
+    }
+
+    /// One RDMA Read of call `id` completed; with the last one the call is whole.
+    pub(crate) fn on_read(&mut self, id: u64) {
+        let Some(call) = self.calls.get_mut(&id) else { return };
+        let Some((_, left)) = call.reading.as_mut() else { return };
+        *left = left.saturating_sub(1);
+        if *left > 0 {
+            return;
+        }
+        let Some((region, _)) = call.reading.take() else { return };
+        match region.into_buffer() {
+            Ok(buffer) => self.execute(id, buffer.into_bytes(), true),
+            Err(_) => self.fail("the provider still holds an RDMA Read target after its completions".into()),
+        }
+    }
+
+    /// Runs call `id`; a `pooled` record (an RDMA Read target) goes back to the pool afterwards.
+    fn execute(&mut self, id: u64, record: Bytes, pooled: bool) {
+        if self.ending.is_some() {
+            self.calls.remove(&id);
+            return; // The connection is going down: nobody would get the reply.
+        }
+        self.stats.calls.fetch_add(1, Relaxed);
+        let (handler, info) = (Arc::clone(&self.handler), self.setup.info);
+        match self.setup.mode {
+            Mode::Inline => {
+                let reply = run_handler(&*handler, &record, &info);
+                self.recycle(pooled.then_some(record));
+                self.finish(id, reply);
+            }
+            Mode::Task => {
+                self.pending.spawn(async move {
+                    let reply = run_handler(&*handler, &record, &info);
+                    (id, reply, pooled.then_some(record))
+                });
+            }
+            Mode::Blocking => {
+                self.pending.spawn_blocking(move || {
+                    let reply = run_handler(&*handler, &record, &info);
+                    (id, reply, pooled.then_some(record))
+                });
+            }
+        }
+    }
+
+    /// Gives a call buffer back to the pool once nothing else holds it.
+    pub(crate) fn recycle(&self, record: Option<Bytes>) {
+        if let Some(Ok(buffer)) = record.map(Bytes::try_into_mut) {
+            self.pool.give(buffer.into());
+        }
+    }
+
+    /// Call `id` has its reply (or none: nothing is owed, e.g. a retransmission still executing).
+    pub(crate) fn finish(&mut self, id: u64, reply: Option<Reply>) {
+        let Some(call) = self.calls.remove(&id) else { return };
+        let Some(reply) = reply else {
+            tracing::debug!(peer = %self.setup.info.peer, xid = call.xid, "call answered with nothing");
+            return;
+        };
+        if self.ending.is_some() {
+            return;
+        }
+        match outbound::plan(reply, &call.writes, call.reply_chunk.as_ref(), self.setup.send_limit) {
+            Ok(planned) => self.send_reply(id, &call, planned),
+            Err(no_room) => self.refuse(call.xid, call.requested, &no_room.0),
+        }
+    }
+
+    fn send_reply(&mut self, id: u64, call: &Call, planned: Planned) {
+        let Planned { kind, nomsg, chunks, inline, payload, reply_chunk_body, pushes } = planned;
+        let mut regions: Vec<(Source, MemoryRegion)> = Vec::new();
+        for (source, body) in [(Source::Payload, payload), (Source::ReplyChunk, reply_chunk_body)] {
+            if !pushes.iter().any(|p| p.source == source) {
+                continue;
+            }
+            // The client RDMA-Writes nothing here: the local source of our Writes needs no remote right.
+            match self.qp.register(RegBuf::ReadOnly(Bytes::from(body)), Access::NONE) {
+                Ok(region) => regions.push((source, region)),
+                Err(err) => return self.failed("registering a reply buffer", err),
+            }
+        }
+        for push in &pushes {
+            let Some((_, region)) = regions.iter().find(|(s, _)| *s == push.source) else { continue };
+            let work = Work::Write { region: region.clone(), offset: push.offset, remote: push.remote };
+            self.queue.push(WrTag::new(WrKind::Write, id), work);
+        }
+        // RFC 8166 §3.3.1: every reply grants credits; never 0, never more than the receives posted.
+        let credits = self.grant.grant(call.requested, self.posted);
+        let header = if nomsg {
+            RdmaHeader::nomsg(call.xid, credits, chunks)
+        } else {
+            RdmaHeader::msg(call.xid, credits, chunks)
+        };
+        let mut message = header.to_xdr_bytes();
+        message.extend_from_slice(&inline);
+        self.queue.push(WrTag::new(WrKind::Reply, id), Work::Send { message });
+        self.sent.insert(id, regions.into_iter().map(|(_, region)| region).collect());
+        self.stats.reply(kind);
+    }
+
+    /// Answers call `xid` with ERR_CHUNK (RFC 8166 §4.5.3: chunks the responder cannot use).
+    fn refuse(&mut self, xid: u32, requested: u32, why: &str) {
+        self.send_error(RdmaHeader::error(xid, 0, RdmaErrorBody::Chunk), requested, why);
+    }
+
+    fn send_error(&mut self, mut header: RdmaHeader, requested: u32, why: &str) {
+        header.credits = self.grant.grant(requested, self.posted);
+        let counter = if is_err_vers(&header) { &self.stats.err_vers_sent } else { &self.stats.err_chunk_sent };
+        counter.fetch_add(1, Relaxed);
+        tracing::info!(peer = %self.setup.info.peer, xid = header.xid, why, "answering with RDMA_ERROR");
+        self.queue.push(WrTag::new(WrKind::Error, 0), Work::Send { message: header.to_xdr_bytes() });
+    }
+}
+
+/// Runs one call; a panicking handler costs that call (no reply), not the connection or the server.
+fn run_handler<H: RecordHandler>(handler: &H, record: &[u8], info: &ConnectionInfo) -> Option<Reply> {
+    match std::panic::catch_unwind(AssertUnwindSafe(|| handler.handle(record, info))) {
+        Ok(reply) => reply,
+        Err(_) => {
+            tracing::error!(peer = %info.peer, len = record.len(), "RPC handler panicked; call dropped");
+            None
+        }
+    }
+}

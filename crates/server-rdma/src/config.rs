@@ -1,0 +1,160 @@
+//! What an RDMA front end grants and accepts: credits, inline size, chunk sizes, connections, and where
+//! calls run. Out-of-range values are brought into range ([`RdmaServerConfig::sanitized`]) rather than
+//! refused, so a server always starts with a workable configuration.
+
+use std::time::Duration;
+
+use rdma::QpConfig;
+use rpcrdma_proto::{ChunkPolicy, ConnectPrivate, InlineThresholds, DEFAULT_MAX_CHUNK_BYTES, KNFSD_CREDIT_GRANT};
+use server_tcp::Execution;
+
+/// Smallest inline size: RFC 8166 §3.3.2's 1024 bytes, which every peer supports.
+pub const MIN_INLINE_SIZE: u32 = 1024;
+/// Largest inline size we post receives of.
+pub const MAX_INLINE_SIZE: u32 = 64 * 1024;
+/// Most credits granted (the CLI's `--rdma-credits` range).
+pub const MAX_CREDITS: u32 = 1024;
+/// RDMA Reads we issue at once at most (knfsd's `sc_ord` default), further bounded by the peer's
+/// responder resources.
+pub const MAX_INITIATOR_DEPTH: u8 = 16;
+
+/// Settings of an [`RdmaServer`](crate::RdmaServer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RdmaServerConfig {
+    /// Credits granted in every reply (RFC 8166 §3.3.1), and receives posted per connection. 1 to
+    /// [`MAX_CREDITS`]; 0 is raised to 1 (a zero grant serialises or stops the client).
+    pub credits: u32,
+    /// Our inline send and receive size (RFC 8797 private data), 1024..=65536, rounded down to a multiple
+    /// of 1024 (what the private data can express). The peer's advertised sizes lower it per connection.
+    pub inline_size: u32,
+    /// Largest Read chunk (and all of a call's Read chunks together), Write chunk and Reply chunk a call
+    /// may name: what one call can make us allocate.
+    pub max_chunk_bytes: u64,
+    /// Connections open at once; more are rejected at connection set-up.
+    pub max_connections: usize,
+    /// Where calls are executed (as for the TCP front end).
+    pub execution: Execution,
+    /// How long a connection may take, after shutdown is asked for, to finish its calls.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for RdmaServerConfig {
+    fn default() -> Self {
+        RdmaServerConfig {
+            credits: KNFSD_CREDIT_GRANT,
+            inline_size: 4096,
+            max_chunk_bytes: DEFAULT_MAX_CHUNK_BYTES,
+            max_connections: server_tcp::DEFAULT_MAX_CONNECTIONS,
+            execution: Execution::Auto,
+            shutdown_grace: server_tcp::DEFAULT_SHUTDOWN_GRACE,
+        }
+    }
+}
+
+impl RdmaServerConfig {
+    /// The same settings brought into their valid ranges.
+    pub fn sanitized(mut self) -> Self {
+        self.credits = self.credits.clamp(1, MAX_CREDITS);
+        let inline = self.inline_size.clamp(MIN_INLINE_SIZE, MAX_INLINE_SIZE);
+        self.inline_size = inline - inline % 1024;
+        self.max_chunk_bytes = self.max_chunk_bytes.max(u64::from(MIN_INLINE_SIZE));
+        self.max_connections = self.max_connections.max(1);
+        self
+    }
+
+    /// Our own inline thresholds, before the peer's private data lowers them.
+    pub fn thresholds(&self) -> InlineThresholds {
+        InlineThresholds { send: self.inline_size, recv: self.inline_size }
+    }
+
+    /// RFC 8797 §4: the private data we accept with; the remote-invalidation flag stays clear (we do not
+    /// take Send With Invalidate: our registrations are invalidated by us on their completions).
+    pub fn private_data(&self) -> ConnectPrivate {
+        self.thresholds().to_private(false)
+    }
+
+    /// The largest call buffer one call can need: its Read chunks plus our inline receive size.
+    pub(crate) fn max_call_bytes(&self) -> usize {
+        usize::try_from(self.max_chunk_bytes).unwrap_or(usize::MAX).saturating_add(self.inline_size as usize + 64)
+    }
+
+    /// What `validate_call` enforces (RFC 8166 §4.5.3: chunks the responder cannot use are ERR_CHUNK).
+    pub fn chunk_policy(&self) -> ChunkPolicy {
+        let max = self.max_chunk_bytes;
+        ChunkPolicy { max_read_chunk: max, max_read_total: max, max_write_chunk: max, max_reply_chunk: max }
+    }
+
+    /// The queue pair of one connection whose peer offers `peer_responder_resources`: receives of our
+    /// inline size, one per credit; room for a reply's Writes and Send per credit plus Reads; every RDMA
+    /// Read and Write is ours, so we ask for no responder resources.
+    pub fn qp_config(&self, peer_responder_resources: u8) -> QpConfig {
+        QpConfig {
+            recv_size: self.inline_size,
+            max_recv: self.credits,
+            max_send: self.credits.saturating_mul(4).clamp(64, 4096),
+            initiator_depth: MAX_INITIATOR_DEPTH.min(peer_responder_resources),
+            responder_resources: 0,
+        }
+    }
+}
+
+/// How a connection runs its calls ([`Execution::Auto`] resolved against the handler).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Inline,
+    Task,
+    Blocking,
+}
+
+impl Mode {
+    pub(crate) fn resolve(execution: Execution, handler_may_block: bool) -> Mode {
+        match execution {
+            Execution::Auto if handler_may_block => Mode::Blocking,
+            Execution::Auto | Execution::Inline => Mode::Inline,
+            Execution::TaskPerCall => Mode::Task,
+            Execution::BlockingPool => Mode::Blocking,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_grant_knfsd_credits_with_four_kibibyte_inline_messages() {
+        let config = RdmaServerConfig::default().sanitized();
+        assert_eq!((config.credits, config.inline_size), (64, 4096));
+        assert!(config.max_chunk_bytes > 1 << 20);
+        let private = config.private_data();
+        assert_eq!((private.send_size(), private.recv_size(), private.remote_invalidation()), (4096, 4096, false));
+    }
+
+    #[test]
+    fn zero_credits_and_odd_inline_sizes_are_brought_into_range() {
+        let config = RdmaServerConfig { credits: 0, inline_size: 5000, ..Default::default() }.sanitized();
+        assert_eq!((config.credits, config.inline_size), (1, 4096));
+        let config = RdmaServerConfig { credits: 1 << 20, inline_size: 10, ..Default::default() }.sanitized();
+        assert_eq!((config.credits, config.inline_size), (MAX_CREDITS, 1024));
+        let config = RdmaServerConfig { inline_size: u32::MAX, ..Default::default() }.sanitized();
+        assert_eq!(config.inline_size, MAX_INLINE_SIZE);
+    }
+
+    #[test]
+    fn initiator_depth_follows_the_peers_responder_resources_up_to_sixteen() {
+        let config = RdmaServerConfig::default();
+        assert_eq!(config.qp_config(0).initiator_depth, 0);
+        assert_eq!(config.qp_config(4).initiator_depth, 4);
+        assert_eq!(config.qp_config(200).initiator_depth, 16);
+        let qp = config.qp_config(16);
+        assert_eq!((qp.recv_size, qp.max_recv, qp.responder_resources), (4096, 64, 0));
+    }
+
+    #[test]
+    fn auto_execution_blocks_only_for_handlers_that_may_block() {
+        assert_eq!(Mode::resolve(Execution::Auto, false), Mode::Inline);
+        assert_eq!(Mode::resolve(Execution::Auto, true), Mode::Blocking);
+        assert_eq!(Mode::resolve(Execution::TaskPerCall, true), Mode::Task);
+        assert_eq!(Mode::resolve(Execution::BlockingPool, false), Mode::Blocking);
+    }
+}

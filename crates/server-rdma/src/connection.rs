@@ -1,0 +1,292 @@
+//! One RPC-over-RDMA connection: a single task owns the queue pair and reacts to its completions, to
+//! calls finishing on other threads, and to shutdown.
+//!
+//! Receives are reposted as they are consumed, so `credits` stay posted and every reply can grant them
+//! (RFC 8166 §3.3.1). A call runs through [`crate::calls`]: its Read chunks are pulled, the handler runs
+//! (inline, on a task, or on the blocking pool), and the reply's Writes and Send are queued back to back.
+//! Any failed work request, a peer past its credits, or a message without an xid breaks this connection
+//! only: it is disconnected, its outstanding requests flush, and the task ends when the provider reports
+//! the connection down. Registrations are released when their requests complete or the task ends.
+
+use std::collections::HashMap;
+use std::future::poll_fn;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use nfs_server::{ConnectionInfo, Reply};
+use rdma::{Completion, CompletionKind, MemoryRegion, QueuePair, RdmaError, WcError};
+use rpcrdma_proto::{ChunkPolicy, DecodeLimits, GrantPolicy, WriteChunk};
+use tokio::sync::watch;
+use tokio::task::{JoinError, JoinSet};
+use tokio::time::{sleep_until, Instant};
+
+use crate::buffers::BufferPool;
+use crate::config::{Mode, RdmaServerConfig};
+use crate::stats::RdmaTransportStats;
+use crate::work_queue::{WorkQueue, WrKind, WrTag};
+use crate::RecordHandler;
+
+/// How long a disconnected queue pair may take to flush before the task ends regardless.
+const FLUSH_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A call between its receive and its reply.
+#[derive(Debug)]
+pub(crate) struct Call {
+    pub xid: u32,
+    /// Credits the call asked for (RFC 8166 §3.3.1).
+    pub requested: u32,
+    pub writes: Vec<WriteChunk>,
+    pub reply_chunk: Option<WriteChunk>,
+    /// While its Read chunks are being pulled: the call buffer and the Reads still outstanding.
+    pub reading: Option<(MemoryRegion, usize)>,
+}
+
+/// A call that finished off the connection's task: its id, its reply, and its record when the record
+/// is a pooled buffer to give back.
+pub(crate) type Executed = (u64, Option<Reply>, Option<Bytes>);
+
+/// Per-connection settings fixed at accept time.
+#[derive(Debug, Clone)]
+pub(crate) struct Setup {
+    pub info: ConnectionInfo,
+    pub mode: Mode,
+    pub config: RdmaServerConfig,
+    /// The client's inline receive size: the largest Send we may post.
+    pub send_limit: usize,
+    /// RDMA Reads we may have in flight (negotiated initiator depth).
+    pub read_depth: u32,
+}
+
+pub(crate) struct Connection<H: RecordHandler> {
+    pub(crate) qp: Box<dyn QueuePair>,
+    pub(crate) setup: Setup,
+    pub(crate) handler: Arc<H>,
+    pub(crate) stats: Arc<RdmaTransportStats>,
+    pub(crate) pool: Arc<BufferPool>,
+    pub(crate) limits: DecodeLimits,
+    pub(crate) policy: ChunkPolicy,
+    pub(crate) grant: GrantPolicy,
+    /// Receives posted and not yet consumed.
+    pub(crate) posted: u32,
+    pub(crate) calls: HashMap<u64, Call>,
+    /// Registrations of replies whose Send has not completed, by call id.
+    pub(crate) sent: HashMap<u64, Vec<MemoryRegion>>,
+    pub(crate) next_call: u64,
+    pub(crate) queue: WorkQueue,
+    pub(crate) pending: JoinSet<Executed>,
+    /// Set once the connection is being torn down (why, for the log), with the time to give up.
+    pub(crate) ending: Option<(String, Instant)>,
+    /// An error broke the connection (logged and counted once).
+    broken: bool,
+    closing: bool,
+}
+
+enum Event {
+    Completions(Result<Vec<Completion>, RdmaError>),
+    Executed(Result<Executed, JoinError>),
+    Shutdown,
+    GraceOver,
+    GiveUp,
+}
+
+impl<H: RecordHandler> Connection<H> {
+    /// A connection whose queue pair was accepted with `posted` receives.
+    pub(crate) fn new(
+        qp: Box<dyn QueuePair>,
+        setup: Setup,
+        posted: u32,
+        (handler, stats, pool): (Arc<H>, Arc<RdmaTransportStats>, Arc<BufferPool>),
+    ) -> Self {
+        let config = setup.config;
+        let max_send = config.qp_config(0).max_send;
+        Connection {
+            qp,
+            queue: WorkQueue::new(max_send, setup.read_depth),
+            setup,
+            handler,
+            stats,
+            pool,
+            limits: DecodeLimits::default(),
+            policy: config.chunk_policy(),
+            grant: GrantPolicy::Fixed(config.credits),
+            posted,
+            calls: HashMap::new(),
+            sent: HashMap::new(),
+            next_call: 1,
+            pending: JoinSet::new(),
+            ending: None,
+            broken: false,
+            closing: false,
+        }
+    }
+
+    /// Serves until the peer leaves, an error, or shutdown; then releases everything.
+    pub(crate) async fn run(mut self, mut shutdown: watch::Receiver<bool>) {
+        let peer = self.setup.info.peer;
+        let end = self.serve(&mut shutdown).await;
+        let (calls, replies) = (self.calls.len() + self.pending.len(), self.sent.len());
+        for region in self.sent.values().flatten() {
+            region.invalidate();
+        }
+        match (end, &self.ending) {
+            (Ok(()), Some((why, _))) => tracing::info!(%peer, why = %why, calls, replies, "RDMA connection closed"),
+            (Ok(()), None) => tracing::debug!(%peer, "RDMA connection closed by the peer"),
+            (Err(err), _) => {
+                if !self.broken {
+                    self.stats.broken.fetch_add(1, Relaxed);
+                }
+                tracing::warn!(%peer, error = %err, calls, "RDMA connection failed");
+            }
+        }
+    }
+
+    async fn serve(&mut self, shutdown: &mut watch::Receiver<bool>) -> Result<(), RdmaError> {
+        self.closing = *shutdown.borrow();
+        let mut grace_over = Instant::now() + self.setup.config.shutdown_grace;
+        loop {
+            if self.closing && self.ending.is_none() && self.drained() {
+                self.end_orderly("shutdown");
+            }
+            let give_up = self.ending.as_ref().map(|(_, at)| *at);
+            let event = {
+                let qp = &*self.qp;
+                let waiting = !self.pending.is_empty();
+                let pending = &mut self.pending;
+                tokio::select! {
+                    polled = poll_fn(|cx| {
+                        let mut out = Vec::new();
+                        qp.poll_completions(cx, &mut out).map(|r| r.map(|()| out))
+                    }) => Event::Completions(polled),
+                    Some(done) = pending.join_next(), if waiting => Event::Executed(done),
+                    _ = shutdown.changed(), if !self.closing => Event::Shutdown,
+                    () = sleep_until(grace_over), if self.closing && self.ending.is_none() => Event::GraceOver,
+                    () = sleep_until(give_up.unwrap_or(grace_over)), if give_up.is_some() => Event::GiveUp,
+                }
+            };
+            match event {
+                Event::Completions(Ok(batch)) => self.on_completions(batch),
+                // The connection is down and every outstanding request has completed.
+                Event::Completions(Err(RdmaError::Disconnected)) => return Ok(()),
+                Event::Completions(Err(err)) => return Err(err),
+                Event::Executed(Ok((id, reply, record))) => {
+                    self.recycle(record);
+                    self.finish(id, reply);
+                }
+                Event::Executed(Err(err)) => {
+                    tracing::error!(peer = %self.setup.info.peer, error = %err, "RPC call task lost");
+                }
+                Event::Shutdown => {
+                    self.closing = true;
+                    grace_over = Instant::now() + self.setup.config.shutdown_grace;
+                }
+                Event::GraceOver => self.end_orderly("shutdown grace period over"),
+                Event::GiveUp => return Ok(()),
+            }
+            self.pump();
+        }
+    }
+
+    /// No call in progress and nothing posted or queued but receives.
+    fn drained(&self) -> bool {
+        self.calls.is_empty() && self.pending.is_empty() && self.queue.is_idle()
+    }
+
+    /// True while calls are taken: not shutting down, not torn down.
+    pub(crate) fn accepting(&self) -> bool {
+        !self.closing && self.ending.is_none()
+    }
+
+    fn on_completions(&mut self, batch: Vec<Completion>) {
+        // RFC 8166 §3.3.1: a credit is a posted receive; repost the consumed ones before any reply of
+        // this batch grants credits.
+        let consumed = batch.iter().filter(|c| matches!(c.result, Ok(CompletionKind::Recv(_)))).count() as u32;
+        self.posted = self.posted.saturating_sub(consumed);
+        if consumed > 0 && self.ending.is_none() {
+            match self.qp.post_recvs(consumed) {
+                Ok(()) => self.posted += consumed,
+                Err(err) => self.failed("reposting receives", err),
+            }
+        }
+        for completion in batch {
+            let Some(tag) = WrTag::decode(completion.wr_id) else {
+                self.fail(format!("completion for unknown work request {:#x}", completion.wr_id));
+                continue;
+            };
+            self.queue.completed(tag.kind);
+            match completion.result {
+                Ok(CompletionKind::Recv(message)) => self.on_receive(message),
+                Ok(CompletionKind::Read) => self.on_read(tag.call),
+                Ok(CompletionKind::Send) if tag.kind == WrKind::Reply => self.on_reply_sent(tag.call),
+                Ok(CompletionKind::Send | CompletionKind::Write) => {}
+                // The connection is already down; Disconnected follows once everything has flushed.
+                Err(WcError::Flushed) => {}
+                Err(err) => self.fail(format!("{:?} of call {} failed: {err}", tag.kind, tag.call)),
+            }
+        }
+    }
+
+    fn on_receive(&mut self, message: Bytes) {
+        if !self.accepting() {
+            tracing::debug!(peer = %self.setup.info.peer, len = message.len(), "message ignored: connection closing");
+            return;
+        }
+        self.on_message(message);
+    }
+
+    /// A reply's Send completed: its Writes were placed before it, so its registrations can go.
+    fn on_reply_sent(&mut self, call: u64) {
+        for region in self.sent.remove(&call).into_iter().flatten() {
+            region.invalidate();
+        }
+    }
+
+    /// Posts queued work the queue pair has room for.
+    pub(crate) fn pump(&mut self) {
+        if self.ending.is_some() {
+            return;
+        }
+        match self.queue.pump(&*self.qp) {
+            Ok(posted) => {
+                self.stats.bytes_rdma_read.fetch_add(posted.read_bytes, Relaxed);
+                self.stats.bytes_rdma_written.fetch_add(posted.written_bytes, Relaxed);
+            }
+            Err(err) => self.failed("posting a work request", err),
+        }
+    }
+
+    /// Breaks the connection for `why`: disconnects; outstanding requests then flush. The first error
+    /// is logged and counted even when the connection was already going down (a provider may refuse
+    /// posts as disconnected before the failed request's completion arrives).
+    pub(crate) fn fail(&mut self, why: String) {
+        if self.broken {
+            return;
+        }
+        tracing::warn!(peer = %self.setup.info.peer, why = %why, "breaking RDMA connection");
+        self.stats.broken.fetch_add(1, Relaxed);
+        self.broken = true;
+        let give_up = self.ending.as_ref().map_or_else(|| Instant::now() + FLUSH_TIMEOUT, |(_, at)| *at);
+        if self.ending.is_none() {
+            self.qp.disconnect();
+        }
+        self.ending = Some((why, give_up));
+    }
+
+    /// A provider call failed: the peer is gone (a normal end), or the connection breaks.
+    pub(crate) fn failed(&mut self, op: &str, err: RdmaError) {
+        match err {
+            RdmaError::Disconnected => self.end_orderly(&format!("{op}: the connection is down")),
+            err => self.fail(format!("{op} failed: {err}")),
+        }
+    }
+
+    fn end_orderly(&mut self, why: &str) {
+        if self.ending.is_some() {
+            return;
+        }
+        tracing::debug!(peer = %self.setup.info.peer, why, "disconnecting");
+        self.ending = Some((why.to_string(), Instant::now() + FLUSH_TIMEOUT));
+        self.qp.disconnect();
+    }
+}

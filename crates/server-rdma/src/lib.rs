@@ -1,0 +1,96 @@
+//! The RPC-over-RDMA version 1 front end of nfsbench's embedded NFSv3 server (RFC 8166, RFC 8267,
+//! RFC 8797), the twin of `server-tcp`: any [`RecordHandler`] (normally [`nfs_server::Server`]) served
+//! over any [`rdma`] provider — `rdma-verbs` for the Linux kernel client (`mount -o
+//! vers=3,proto=rdma,port=20049`), `rdma-soft` for nfsbench's own client without an RDMA device.
+//!
+//! - [`RdmaServer::new`] takes a listener made by a provider, [`RdmaServer::run`] serves until a shutdown
+//!   future completes and returns once every connection has ended.
+//! - Set-up (`accept`): RFC 8797 private data both ways (1024 bytes each way when the peer sends
+//!   none), `credits` receives posted before the peer can send, RDMA Read depth within the peer's
+//!   responder resources (the server issues every RDMA Read and Write; the Linux client issues none).
+//! - Per connection one task (`connection`): headers are classified sans I/O (`inbound`: ERR_VERS,
+//!   ERR_CHUNK, or close when not even an xid arrived), Read chunks are RDMA-Read into one buffer laid
+//!   out by `assemble` (large buffers are reused across calls, `buffers`), the handler runs inline
+//!   or on the blocking pool (several calls in flight, replies out of order), and replies leave inline,
+//!   through the Write chunk, or through the Reply chunk as `outbound` decides; RDMA Writes and the
+//!   Send are posted back to back (`work_queue`).
+//! - Every reply grants credits from [`rpcrdma_proto::GrantPolicy`] (never 0). A peer that breaks the
+//!   rules RDMA enforces (a bad handle, a Send past its credits) loses its connection only.
+//! - [`RdmaTransportStats`] counts connections, calls, replies by kind, bytes moved by RDMA Read and
+//!   Write, and RDMA_ERROR replies by kind.
+
+mod accept;
+mod assemble;
+mod buffers;
+mod calls;
+mod config;
+mod connection;
+mod inbound;
+mod outbound;
+mod stats;
+mod work_queue;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use nfs_server::Server;
+use rdma::{Listener, RdmaError};
+
+pub use config::{RdmaServerConfig, MAX_CREDITS, MAX_INITIATOR_DEPTH, MAX_INLINE_SIZE, MIN_INLINE_SIZE};
+pub use server_tcp::{Execution, RecordHandler};
+pub use stats::{RdmaTransportSnapshot, RdmaTransportStats, ReplyKind};
+
+/// An RPC-over-RDMA front end for a [`RecordHandler`] (normally the NFS [`Server`]).
+#[derive(Debug)]
+pub struct RdmaServer<H: RecordHandler = Server> {
+    listener: Box<dyn Listener>,
+    handler: Arc<H>,
+    config: RdmaServerConfig,
+    stats: Arc<RdmaTransportStats>,
+}
+
+impl<H: RecordHandler> RdmaServer<H> {
+    /// Serves `handler` on `listener` (from [`rdma::Provider::listen`]); `config` is brought into its
+    /// valid ranges ([`RdmaServerConfig::sanitized`]).
+    pub fn new(listener: Box<dyn Listener>, handler: Arc<H>, config: RdmaServerConfig) -> Self {
+        RdmaServer { listener, handler, config: config.sanitized(), stats: Arc::default() }
+    }
+
+    /// The address the listener is bound to (port resolved).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener.local_addr()
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &RdmaServerConfig {
+        &self.config
+    }
+
+    /// The transport counters, live while the server runs.
+    pub fn stats(&self) -> Arc<RdmaTransportStats> {
+        Arc::clone(&self.stats)
+    }
+
+    /// Accepts and serves connections until `shutdown` completes; then stops accepting, lets each
+    /// connection finish its calls (within `shutdown_grace`), disconnects them, and returns once every
+    /// connection has ended. An error is the listener's own failure (connections were drained first).
+    /// Must run inside a Tokio runtime with time enabled.
+    pub async fn run(self, shutdown: impl Future<Output = ()>) -> Result<(), RdmaError> {
+        let mode = config::Mode::resolve(self.config.execution, self.handler.may_block());
+        let local = self.listener.local_addr();
+        let (credits, inline) = (self.config.credits, self.config.inline_size);
+        tracing::debug!(?mode, %local, credits, inline, "serving RPC-over-RDMA");
+        // Large call buffers are reused: up to one per credit, at most 32 (32 MiB with 1 MiB WRITEs).
+        let pool = buffers::BufferPool::new(self.config.credits.min(32) as usize, self.config.max_call_bytes());
+        let shared = Arc::new(accept::Shared {
+            handler: self.handler,
+            mode,
+            config: self.config,
+            stats: self.stats,
+            local,
+            pool: Arc::new(pool),
+        });
+        accept::accept_loop(self.listener, shared, shutdown).await
+    }
+}

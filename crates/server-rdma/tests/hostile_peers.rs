@@ -1,0 +1,247 @@
+//! Peers that break the rules: each loses its own connection (or gets an RDMA_ERROR), and the server
+//! keeps serving every other connection and its listener.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod common;
+
+use common::nfs::{create, inline_header, nfs_call, results, WRITE};
+use common::{pattern, segment, Requester, Running};
+use nfs3_proto::{ReadArgs, StableHow, Void, WriteArgs};
+use rdma::{Access, RegBuf};
+use rpcrdma_proto::{ChunkLists, RdmaBody, RdmaErrorBody, RdmaHeader, ReadChunk, Segment, WriteChunk};
+use server_rdma::RdmaServerConfig;
+use xdr::XdrEncode;
+
+/// A NULL call on a fresh connection is answered.
+async fn still_serving(running: &Running) {
+    let mut req = running.connect().await;
+    let (_, rpc) = req.call(&inline_header(99), &nfs_call(99, 0, &Void).inline).await;
+    assert!(results(&rpc).is_empty());
+}
+
+fn error_of(header: &RdmaHeader) -> Option<RdmaErrorBody> {
+    match header.body {
+        RdmaBody::Error(e) => Some(e),
+        _ => None,
+    }
+}
+
+#[tokio::test]
+async fn version_two_is_answered_with_err_vers() {
+    let running = Running::start().await;
+    let mut req = running.connect().await;
+    let mut message = inline_header(5).to_xdr_bytes();
+    message[4..8].copy_from_slice(&2u32.to_be_bytes());
+    req.send_raw(&message).expect("send");
+    let (reply, _) = req.reply().await;
+    assert_eq!((reply.xid, error_of(&reply)), (5, Some(RdmaErrorBody::Vers { low: 1, high: 1 })));
+    // The connection itself is fine.
+    req.call(&inline_header(6), &nfs_call(6, 0, &Void).inline).await;
+    assert_eq!(running.stats.snapshot().err_vers_sent, 1);
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn garbage_gets_err_chunk_or_a_close_and_the_server_stays_up() {
+    let running = Running::start().await;
+    // An xid, version 1, then nonsense: ERR_CHUNK carrying the xid.
+    let mut req = running.connect().await;
+    let mut junk = vec![0, 0, 0, 42, 0, 0, 0, 1];
+    junk.extend([0xa5; 56]);
+    req.send_raw(&junk).expect("send");
+    let (reply, _) = req.reply().await;
+    assert_eq!((reply.xid, error_of(&reply)), (42, Some(RdmaErrorBody::Chunk)));
+    // Chunks validate_call refuses: an RDMA_NOMSG without a position-zero Read chunk.
+    let nomsg = RdmaHeader::nomsg(43, 64, ChunkLists::default());
+    req.send(&nomsg, &[]);
+    assert_eq!(error_of(&req.reply().await.0), Some(RdmaErrorBody::Chunk));
+    // Fewer bytes than an xid: nothing can be answered, the connection is closed.
+    req.send_raw(&[1, 2]).expect("send");
+    assert!(req.broken().await, "a message without an xid closes the connection");
+    still_serving(&running).await;
+    let snap = running.stats.snapshot();
+    assert!(snap.err_chunk_sent >= 2 && snap.broken >= 1, "{snap}");
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn a_read_chunk_past_the_clients_registration_breaks_only_that_connection() {
+    let running = Running::start().await;
+    let mut other = running.connect().await;
+    let mut req = running.connect().await;
+    let file = create(&mut req, 1, running.root(), b"oob").await;
+    let data = pattern(4096, 1);
+    let call = nfs_call(2, WRITE, &WriteArgs::new(file, 0, StableHow::FileSync, &data));
+    let (position, _) = call.payload.expect("payload");
+    let region = req.register(RegBuf::ReadOnly(data.clone().into()), Access::REMOTE_READ);
+    let inside = segment(&region, 2048, 2048);
+    let past = Segment { length: 4096, ..inside };
+    let header = RdmaHeader::msg(
+        2,
+        64,
+        ChunkLists { reads: vec![ReadChunk { position, segments: vec![past] }], ..Default::default() },
+    );
+    req.send(&header, &call.inline);
+    assert!(req.broken().await, "the server's RDMA Read failed and it closed the connection");
+    other.call(&inline_header(3), &nfs_call(3, 0, &Void).inline).await;
+    still_serving(&running).await;
+    assert!(running.stats.snapshot().broken >= 1);
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn a_write_chunk_with_a_stale_handle_breaks_only_that_connection() {
+    let running = Running::start().await;
+    let mut req = running.connect().await;
+    let file = create(&mut req, 1, running.root(), b"stale").await;
+    common::nfs::write_by_read_chunk(&mut req, 2, file, &pattern(8192, 2), 8192).await;
+    let region = req.register(RegBuf::Writable(vec![0; 8192]), Access::LOCAL_WRITE | Access::REMOTE_WRITE);
+    let chunk = WriteChunk { segments: vec![segment(&region, 0, 8192)] };
+    region.invalidate();
+    let header = RdmaHeader::msg(3, 64, ChunkLists { writes: vec![chunk], ..Default::default() });
+    req.send(&header, &nfs_call(3, common::nfs::READ, &ReadArgs { file, offset: 0, count: 8192 }).inline);
+    assert!(req.broken().await, "the server's RDMA Write failed and it closed the connection");
+    still_serving(&running).await;
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn a_payload_longer_than_the_write_chunk_is_err_chunk() {
+    let running = Running::start().await;
+    let mut req = running.connect().await;
+    let file = create(&mut req, 1, running.root(), b"short-chunk").await;
+    common::nfs::write_by_read_chunk(&mut req, 2, file, &pattern(8192, 2), 8192).await;
+    let region = req.register(RegBuf::Writable(vec![0; 4096]), Access::LOCAL_WRITE | Access::REMOTE_WRITE);
+    let chunk = WriteChunk { segments: vec![segment(&region, 0, 4096)] };
+    let header = RdmaHeader::msg(3, 64, ChunkLists { writes: vec![chunk], ..Default::default() });
+    let call = nfs_call(3, common::nfs::READ, &ReadArgs { file, offset: 0, count: 8192 });
+    let (reply, _) = req.call(&header, &call.inline).await;
+    assert_eq!(error_of(&reply), Some(RdmaErrorBody::Chunk));
+    req.call(&inline_header(4), &nfs_call(4, 0, &Void).inline).await;
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn sending_past_the_granted_credits_breaks_only_that_connection() {
+    let running = Running::start_with(RdmaServerConfig { credits: 8, ..Default::default() });
+    let mut req = running.connect().await;
+    let (reply, _) = req.call(&inline_header(1), &nfs_call(1, 0, &Void).inline).await;
+    assert_eq!(reply.credits, 8, "the grant is the configured credits");
+    // Nine Sends before the server's task can run again: only eight receives are posted.
+    let sent = (10..19).map(|xid| {
+        let mut message = inline_header(xid).to_xdr_bytes();
+        message.extend(nfs_call(xid, 0, &Void).inline);
+        req.send_raw(&message)
+    });
+    let refused = sent.filter(Result::is_err).count();
+    assert!(refused <= 1);
+    assert!(req.broken().await, "the ninth Send met no posted receive");
+    assert!(req.errors.iter().any(|e| e.contains("receiver not ready")), "RNR: {:?}", req.errors);
+    still_serving(&running).await;
+    running.stop().await;
+}
+
+/// How a client walks away from its 1 MiB WRITE.
+#[derive(Debug, Clone, Copy)]
+enum Leave {
+    /// Disconnects right after the Send: the server may never see the call.
+    BeforeTheRead,
+    /// Invalidates the data's registration first: the server's RDMA Reads fail.
+    InvalidatingItsMemory,
+    /// Disconnects once the server has posted its RDMA Reads, before the reply.
+    OnceTheReadsArePosted,
+}
+
+#[tokio::test]
+async fn a_client_leaving_while_its_megabyte_is_being_read_leaves_the_server_serving() {
+    let running = Running::start().await;
+    for (i, leave) in
+        [Leave::BeforeTheRead, Leave::InvalidatingItsMemory, Leave::OnceTheReadsArePosted].into_iter().enumerate()
+    {
+        let mut req = running.connect().await;
+        let file = create(&mut req, 1, running.root(), format!("leave{i}").as_bytes()).await;
+        let data = pattern(1 << 20, 9);
+        let call = nfs_call(2, WRITE, &WriteArgs::new(file, 0, StableHow::FileSync, &data));
+        let (position, len) = call.payload.expect("payload");
+        let region = req.register(RegBuf::ReadOnly(data.into()), Access::REMOTE_READ);
+        let chunk = ReadChunk { position, segments: common::segments(&region, len, 64 << 10) };
+        let header = RdmaHeader::msg(2, 64, ChunkLists { reads: vec![chunk], ..Default::default() });
+        let read_before = running.stats.snapshot().bytes_rdma_read;
+        req.send(&header, &call.inline);
+        match leave {
+            Leave::BeforeTheRead => {}
+            Leave::InvalidatingItsMemory => {
+                region.invalidate();
+                assert!(req.broken().await, "the server's RDMA Read of invalidated memory broke the connection");
+            }
+            Leave::OnceTheReadsArePosted => {
+                let posted = async {
+                    while running.stats.snapshot().bytes_rdma_read < read_before + (1 << 20) {
+                        tokio::task::yield_now().await;
+                    }
+                };
+                tokio::time::timeout(common::STEP, posted).await.expect("the server reads the payload");
+            }
+        }
+        req.qp.disconnect();
+        drop((region, req));
+        still_serving(&running).await;
+    }
+    assert!(running.stats.snapshot().broken >= 1);
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn a_client_without_private_data_gets_1024_byte_inline_replies() {
+    let running = Running::start().await;
+    let mut req = Requester::connect(&*running.provider, running.addr, &[]).await;
+    let private = req.server_private().expect("the server's private data");
+    assert_eq!(private.recv_size(), 4096);
+    let file = create(&mut req, 1, running.root(), b"f").await;
+    common::nfs::write_by_read_chunk(&mut req, 2, file, &pattern(2000, 4), 2000).await;
+    // 2000 bytes of READ data do not fit 1024 bytes inline and no chunk is offered: ERR_CHUNK.
+    let call = nfs_call(3, common::nfs::READ, &ReadArgs { file, offset: 0, count: 2000 });
+    let (reply, _) = req.call(&inline_header(3), &call.inline).await;
+    assert_eq!(error_of(&reply), Some(RdmaErrorBody::Chunk));
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn a_client_offering_no_rdma_read_gets_err_chunk_for_read_chunks_and_inline_service() {
+    let running = Running::start().await;
+    let private = rpcrdma_proto::ConnectPrivate::new(4096, 4096, false).encode();
+    let mut req = Requester::connect_offering(&*running.provider, running.addr, &private, 0).await;
+    let file = create(&mut req, 1, running.root(), b"no-reads").await;
+    let data = pattern(8192, 5);
+    let call = nfs_call(2, WRITE, &WriteArgs::new(file, 0, StableHow::FileSync, &data));
+    let (position, len) = call.payload.expect("payload");
+    let region = req.register(RegBuf::ReadOnly(data.into()), Access::REMOTE_READ);
+    let chunk = ReadChunk { position, segments: common::segments(&region, len, 8192) };
+    let header = RdmaHeader::msg(2, 64, ChunkLists { reads: vec![chunk], ..Default::default() });
+    let (reply, _) = req.call(&header, &call.inline).await;
+    assert_eq!(error_of(&reply), Some(RdmaErrorBody::Chunk), "no RDMA Read may be issued");
+    req.call(&inline_header(3), &nfs_call(3, 0, &Void).inline).await;
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn connections_past_max_connections_are_rejected_until_one_ends() {
+    let running = Running::start_with(RdmaServerConfig { max_connections: 1, ..Default::default() });
+    let mut first = running.connect().await;
+    first.call(&inline_header(1), &nfs_call(1, 0, &Void).inline).await;
+    let private = rpcrdma_proto::ConnectPrivate::new(4096, 4096, false).encode();
+    let refused = running.provider.connect(running.addr, rdma::QpConfig::default(), &private).await;
+    assert!(matches!(refused, Err(rdma::RdmaError::Refused { .. })), "{refused:?}");
+    first.qp.disconnect();
+    drop(first);
+    let freed = async {
+        while running.stats.snapshot().open > 0 {
+            tokio::task::yield_now().await;
+        }
+    };
+    tokio::time::timeout(common::STEP, freed).await.expect("the first connection ends");
+    still_serving(&running).await;
+    let snap = running.stats.snapshot();
+    assert_eq!((snap.refused, snap.accepted), (1, 2), "{snap}");
+    running.stop().await;
+}

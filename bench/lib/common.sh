@@ -95,7 +95,7 @@ check_common_options() {
   [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps: a positive integer, not '$REPS'"
   [[ $RUNTIME =~ ^[1-9][0-9]*$ ]] || die "--runtime: whole seconds, not '$RUNTIME'"
   [[ $RAMP =~ ^[0-9]+$ ]] || die "--ramp: whole seconds, not '$RAMP'"
-  [ "$(id -u)" = 0 ] || die "needs root (Ganesha's FSAL_VFS, tmpfs mounts)"
+  [ "${NEEDS_ROOT:-1}" = 0 ] || [ "$(id -u)" = 0 ] || die "needs root (Ganesha's FSAL_VFS, tmpfs mounts)"
   [ -x "$NFSBENCH" ] || die "no nfsbench binary at $NFSBENCH (cargo build --release -p nfsbench)"
 }
 
@@ -184,12 +184,15 @@ url_up() {
 declare -A SRV_PID=() SRV_URL=()
 OURS=()
 
-# start_ours NAME EXPORT_SPEC: `nfsbench serve --export /export=EXPORT_SPEC` ($WORK/nfsbench) on
-# 127.0.0.1, port 0 (a free one, from its ready file)
+# start_ours NAME EXPORT_SPEC [SERVE_ARGS...]: `nfsbench serve --export /export=EXPORT_SPEC SERVE_ARGS`
+# ($WORK/nfsbench) on 127.0.0.1, port 0 (a free one, from its ready file); with --rdma, SRV_RDMA_PORT[NAME]
+# is the RPC-over-RDMA port (the ready file's second line)
+declare -A SRV_RDMA_PORT=()
 start_ours() {
   local name=$1 spec=$2 ready=$WORK/$1.ready i port
+  shift 2
   mkdir -p "$OUT/servers"
-  "$WORK/nfsbench" serve --listen 127.0.0.1:0 --export "/export=$spec" --ready-file "$ready" \
+  "$WORK/nfsbench" serve --listen 127.0.0.1:0 --export "/export=$spec" --ready-file "$ready" "$@" \
     >"$OUT/servers/$name.stdout" 2>"$OUT/servers/$name.stderr" &
   SRV_PID[$name]=$!
   OURS+=("$name")
@@ -200,6 +203,7 @@ start_ours() {
   done
   [ -s "$ready" ] || die "$name: no ready file after 30 s"
   port=$(head -1 "$ready" | sed 's/.*://')
+  SRV_RDMA_PORT[$name]=$(sed -n '2s/.*://p' "$ready")
   SRV_URL[$name]="nfs://127.0.0.1/export?version=3&nfsport=$port&mountport=$port"
   say "$name pid ${SRV_PID[$name]} on 127.0.0.1:$port exporting /export=$spec"
 }

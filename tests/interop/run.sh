@@ -21,7 +21,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export INTEROP_ROOT; INTEROP_ROOT=$(cd "$here/../.." && pwd)
 . "$here/lib/common.sh"
 
-ALL=(kernel-client-tcp tshark-server-capture libnfs-tools fio-nfs-engine
+ALL=(kernel-client-tcp tshark-server-capture libnfs-tools fio-nfs-engine rdma-verbs-provider
      kernel-client-rdma nfsbench-client-kernel-server-tcp nfsbench-client-kernel-server-rdma
      nfsbench-client-ganesha nfsbench-client-study-job nfsbench-client-nconnect)
 

@@ -7,7 +7,8 @@ FUZZ_SECONDS ?= 10
 
 .PHONY: run test deps deps-test build lint unit fuzz-smoke interop bench
 
-# The embedded RAM server on loopback measured by nfsbench's own client over TCP (jobs/transport-study.fio).
+# The embedded RAM server on loopback measured by nfsbench's own client over TCP and over RPC-over-RDMA
+# (jobs/transport-study.fio; the soft RDMA provider when there is no RDMA device), as RDMA/TCP ratios.
 run: deps build
 	scripts/main-job.sh
 

@@ -10,7 +10,7 @@ set -euo pipefail
 what=${1:-build}
 SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
 
-debs="build-essential pkg-config ca-certificates curl libibverbs-dev librdmacm-dev libclang-dev clang"
+debs="build-essential pkg-config ca-certificates curl python3 libibverbs-dev librdmacm-dev libclang-dev clang"
 [ "$what" = test ] && debs="$debs tshark tcpdump python3 python3-six python3-venv iproute2 fio
   nfs-ganesha nfs-ganesha-vfs rpcbind"
 missing=$(for p in $debs; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)

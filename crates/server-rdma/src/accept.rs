@@ -17,10 +17,11 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::buffers::BufferPool;
-use crate::config::{Mode, RdmaServerConfig};
+use crate::config::RdmaServerConfig;
 use crate::connection::{Connection, Setup};
 use crate::stats::{OpenGuard, RdmaTransportStats};
 use crate::RecordHandler;
+use server_tcp::CallMode;
 
 /// Pause after a transient accept failure (e.g. out of file descriptors) before trying again.
 const ACCEPT_RETRY: Duration = Duration::from_millis(50);
@@ -28,7 +29,7 @@ const ACCEPT_RETRY: Duration = Duration::from_millis(50);
 /// What every connection of a server shares.
 pub(crate) struct Shared<H: RecordHandler> {
     pub handler: Arc<H>,
-    pub mode: Mode,
+    pub mode: CallMode,
     pub config: RdmaServerConfig,
     pub stats: Arc<RdmaTransportStats>,
     pub local: SocketAddr,

@@ -15,12 +15,12 @@ use rpcrdma_proto::{peek, RdmaBody, RdmaErrorBody, RdmaHeader};
 use xdr::XdrEncode;
 
 use crate::assemble;
-use crate::config::Mode;
 use crate::connection::{Call, Connection};
 use crate::inbound::{classify, is_err_vers, Inbound};
 use crate::outbound::{self, Planned, Source};
 use crate::work_queue::{Work, WrKind, WrTag};
 use crate::RecordHandler;
+use server_tcp::CallMode;
 
 impl<H: RecordHandler> Connection<H> {
     pub(crate) fn on_message(&mut self, message: Bytes) {
@@ -106,18 +106,18 @@ impl<H: RecordHandler> Connection<H> {
         self.stats.calls.fetch_add(1, Relaxed);
         let (handler, info) = (Arc::clone(&self.handler), self.setup.info);
         match self.setup.mode {
-            Mode::Inline => {
+            CallMode::Inline => {
                 let reply = run_handler(&*handler, &record, &info);
                 self.recycle(pooled.then_some(record));
                 self.finish(id, reply);
             }
-            Mode::Task => {
+            CallMode::Task => {
                 self.pending.spawn(async move {
                     let reply = run_handler(&*handler, &record, &info);
                     (id, reply, pooled.then_some(record))
                 });
             }
-            Mode::Blocking => {
+            CallMode::Blocking => {
                 self.pending.spawn_blocking(move || {
                     let reply = run_handler(&*handler, &record, &info);
                     (id, reply, pooled.then_some(record))

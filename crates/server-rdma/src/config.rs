@@ -98,25 +98,6 @@ impl RdmaServerConfig {
     }
 }
 
-/// How a connection runs its calls ([`Execution::Auto`] resolved against the handler).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Mode {
-    Inline,
-    Task,
-    Blocking,
-}
-
-impl Mode {
-    pub(crate) fn resolve(execution: Execution, handler_may_block: bool) -> Mode {
-        match execution {
-            Execution::Auto if handler_may_block => Mode::Blocking,
-            Execution::Auto | Execution::Inline => Mode::Inline,
-            Execution::TaskPerCall => Mode::Task,
-            Execution::BlockingPool => Mode::Blocking,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,13 +129,5 @@ mod tests {
         assert_eq!(config.qp_config(200).initiator_depth, 16);
         let qp = config.qp_config(16);
         assert_eq!((qp.recv_size, qp.max_recv, qp.responder_resources), (4096, 64, 0));
-    }
-
-    #[test]
-    fn auto_execution_blocks_only_for_handlers_that_may_block() {
-        assert_eq!(Mode::resolve(Execution::Auto, false), Mode::Inline);
-        assert_eq!(Mode::resolve(Execution::Auto, true), Mode::Blocking);
-        assert_eq!(Mode::resolve(Execution::TaskPerCall, true), Mode::Task);
-        assert_eq!(Mode::resolve(Execution::BlockingPool, false), Mode::Blocking);
     }
 }

@@ -23,10 +23,11 @@ use tokio::task::{JoinError, JoinSet};
 use tokio::time::{sleep_until, Instant};
 
 use crate::buffers::BufferPool;
-use crate::config::{Mode, RdmaServerConfig};
+use crate::config::RdmaServerConfig;
 use crate::stats::RdmaTransportStats;
 use crate::work_queue::{WorkQueue, WrKind, WrTag};
 use crate::RecordHandler;
+use server_tcp::CallMode;
 
 /// How long a disconnected queue pair may take to flush before the task ends regardless.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(10);
@@ -51,7 +52,7 @@ pub(crate) type Executed = (u64, Option<Reply>, Option<Bytes>);
 #[derive(Debug, Clone)]
 pub(crate) struct Setup {
     pub info: ConnectionInfo,
-    pub mode: Mode,
+    pub mode: CallMode,
     pub config: RdmaServerConfig,
     /// The client's inline receive size: the largest Send we may post.
     pub send_limit: usize,

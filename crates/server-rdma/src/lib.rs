@@ -77,7 +77,7 @@ impl<H: RecordHandler> RdmaServer<H> {
     /// connection has ended. An error is the listener's own failure (connections were drained first).
     /// Must run inside a Tokio runtime with time enabled.
     pub async fn run(self, shutdown: impl Future<Output = ()>) -> Result<(), RdmaError> {
-        let mode = config::Mode::resolve(self.config.execution, self.handler.may_block());
+        let mode = server_tcp::CallMode::resolve(self.config.execution, self.handler.may_block());
         let local = self.listener.local_addr();
         let (credits, inline) = (self.config.credits, self.config.inline_size);
         tracing::debug!(?mode, %local, credits, inline, "serving RPC-over-RDMA");

@@ -19,32 +19,13 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio::time::{sleep_until, Instant};
 
-use crate::limits::{ConnectionLimits, Execution};
+use crate::limits::ConnectionLimits;
 use crate::stats::{LocalTally, TransportStats};
 use crate::write_queue::{WriteQueue, MAX_IOV};
-use crate::RecordHandler;
+use crate::{CallMode, RecordHandler};
 
 /// Reads per wake-up before replies are written and other tasks get a turn.
 const READS_PER_WAKE: usize = 4;
-
-/// How a connection runs its calls (`Execution::Auto` resolved against the handler).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Mode {
-    Inline,
-    Task,
-    Blocking,
-}
-
-impl Mode {
-    pub(crate) fn resolve(execution: Execution, handler_may_block: bool) -> Mode {
-        match execution {
-            Execution::Auto if handler_may_block => Mode::Blocking,
-            Execution::Auto | Execution::Inline => Mode::Inline,
-            Execution::TaskPerCall => Mode::Task,
-            Execution::BlockingPool => Mode::Blocking,
-        }
-    }
-}
 
 /// A call executing off the connection's task: its record (to recycle) and its reply.
 type Done = (Vec<u8>, Option<Reply>);
@@ -73,7 +54,7 @@ pub(crate) struct Connection<H: RecordHandler> {
     stream: TcpStream,
     info: ConnectionInfo,
     handler: Arc<H>,
-    mode: Mode,
+    mode: CallMode,
     limits: ConnectionLimits,
     decoder: RecordDecoder,
     read_buf: Box<[u8]>,
@@ -94,7 +75,7 @@ impl<H: RecordHandler> Connection<H> {
         stream: TcpStream,
         info: ConnectionInfo,
         handler: Arc<H>,
-        mode: Mode,
+        mode: CallMode,
         limits: ConnectionLimits,
         stats: Arc<TransportStats>,
     ) -> Self {
@@ -257,12 +238,12 @@ impl<H: RecordHandler> Connection<H> {
             };
             self.tally.calls += 1;
             match self.mode {
-                Mode::Inline => {
+                CallMode::Inline => {
                     let reply = execute(&*self.handler, &record, &self.info);
                     self.decoder.recycle(record);
                     self.enqueue(reply);
                 }
-                Mode::Task => {
+                CallMode::Task => {
                     self.pending_bytes += record.len();
                     let (handler, info) = (Arc::clone(&self.handler), self.info);
                     self.pending.spawn(async move {
@@ -270,7 +251,7 @@ impl<H: RecordHandler> Connection<H> {
                         (record, reply)
                     });
                 }
-                Mode::Blocking => {
+                CallMode::Blocking => {
                     self.pending_bytes += record.len();
                     let (handler, info) = (Arc::clone(&self.handler), self.info);
                     self.pending.spawn_blocking(move || {

@@ -32,8 +32,8 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 pub use limits::{
-    ConnectionLimits, Execution, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_IN_FLIGHT_BYTES, DEFAULT_MAX_IN_FLIGHT_REQUESTS,
-    DEFAULT_READ_BUFFER, DEFAULT_SHUTDOWN_GRACE,
+    CallMode, ConnectionLimits, Execution, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_IN_FLIGHT_BYTES,
+    DEFAULT_MAX_IN_FLIGHT_REQUESTS, DEFAULT_READ_BUFFER, DEFAULT_SHUTDOWN_GRACE,
 };
 pub use listener::Listeners;
 pub use stats::{TransportSnapshot, TransportStats};
@@ -92,7 +92,7 @@ impl<H: RecordHandler> TcpServer<H> {
     /// connection finish its calls and send their replies (within `shutdown_grace`), closes them, and
     /// returns. Must run inside a Tokio runtime with I/O and time enabled.
     pub async fn run<F: Future<Output = ()>>(self, shutdown: F) -> io::Result<()> {
-        let mode = connection::Mode::resolve(self.limits.execution, self.handler.may_block());
+        let mode = CallMode::resolve(self.limits.execution, self.handler.may_block());
         tracing::debug!(?mode, addrs = ?self.local_addrs(), "serving");
         let shared = Arc::new(listener::Shared { handler: self.handler, mode, limits: self.limits, stats: self.stats });
         let (stop, stopped) = watch::channel(false);

@@ -19,6 +19,26 @@ pub enum Execution {
     BlockingPool,
 }
 
+/// How a connection runs its calls: [`Execution`] resolved against the handler (`Auto` becomes `Inline`
+/// or `Blocking`). Shared by the TCP and RPC-over-RDMA front ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallMode {
+    Inline,
+    Task,
+    Blocking,
+}
+
+impl CallMode {
+    pub fn resolve(execution: Execution, handler_may_block: bool) -> CallMode {
+        match execution {
+            Execution::Auto if handler_may_block => CallMode::Blocking,
+            Execution::Auto | Execution::Inline => CallMode::Inline,
+            Execution::TaskPerCall => CallMode::Task,
+            Execution::BlockingPool => CallMode::Blocking,
+        }
+    }
+}
+
 /// Per-connection caps and listener-wide limits.
 ///
 /// A connection stops reading its socket while it has `max_in_flight_requests` calls in flight (read
@@ -92,6 +112,14 @@ impl ConnectionLimits {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn auto_runs_inline_unless_the_handler_may_block() {
+        assert_eq!(CallMode::resolve(Execution::Auto, false), CallMode::Inline);
+        assert_eq!(CallMode::resolve(Execution::Auto, true), CallMode::Blocking);
+        assert_eq!(CallMode::resolve(Execution::TaskPerCall, true), CallMode::Task);
+        assert_eq!(CallMode::resolve(Execution::BlockingPool, false), CallMode::Blocking);
+    }
 
     #[test]
     fn defaults_accept_a_one_mebibyte_write_record() {

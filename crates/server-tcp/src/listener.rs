@@ -13,9 +13,10 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use crate::connection::{Connection, Mode};
+use crate::connection::Connection;
 use crate::limits::ConnectionLimits;
 use crate::stats::TransportStats;
+use crate::CallMode;
 use crate::RecordHandler;
 
 /// Pending connections the kernel queues per listener (the kernel caps it at somaxconn).
@@ -72,7 +73,7 @@ fn listen(addr: SocketAddr) -> io::Result<StdListener> {
 /// What every accept loop shares.
 pub(crate) struct Shared<H: RecordHandler> {
     pub handler: Arc<H>,
-    pub mode: Mode,
+    pub mode: CallMode,
     pub limits: ConnectionLimits,
     pub stats: Arc<TransportStats>,
 }

@@ -77,6 +77,7 @@ mod client;
 mod decode;
 mod encode;
 mod error;
+mod lanes;
 mod mount;
 mod pending;
 mod procedures;

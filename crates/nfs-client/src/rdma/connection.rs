@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
@@ -17,6 +17,7 @@ use tokio::sync::Notify;
 
 use super::transmit::{transmit, Regions, TransmitError};
 use crate::error::ClientError;
+use crate::lanes::Counters;
 use crate::tcp::RetransmitPolicy;
 use crate::transport::{ReplySender, RpcCall};
 use crate::types::ConnectionInfo;
@@ -77,17 +78,6 @@ pub(crate) struct State {
     pub(crate) drop_requested: Option<u64>,
     pub(super) replies_here: u64,
     provider: String,
-}
-
-/// Counters, read without the lock.
-#[derive(Debug, Default)]
-pub(crate) struct Counters {
-    pub(crate) calls: AtomicU64,
-    pub(crate) retransmissions: AtomicU64,
-    pub(crate) reconnects: AtomicU64,
-    pub(crate) unknown_replies: AtomicU64,
-    pub(crate) soft_timeouts: AtomicU64,
-    pub(crate) major_timeouts: AtomicU64,
 }
 
 /// Settings shared by the slots of one mount.

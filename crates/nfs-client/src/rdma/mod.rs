@@ -22,22 +22,18 @@ mod reply;
 mod timeout;
 mod transmit;
 
-use std::future::Future;
 use std::net::SocketAddr;
-use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rdma::Provider;
 use rpcrdma_proto::LINUX_CLIENT_CREDIT_REQUEST;
-use tokio::sync::watch;
-use tokio::task::{JoinHandle, JoinSet};
+use tokio::task::JoinSet;
 
 use crate::error::ClientError;
+use crate::lanes::{transport_over_lanes, Lanes};
 use crate::tcp::RetransmitPolicy;
-use crate::transport::{ReplySender, RpcCall, RpcTransport};
-use crate::types::{ClientStats, ConnectionInfo};
 use connection::{Connection, Shared};
 
 /// The Linux client's inline threshold (`RPCRDMA_DEF_INLINE`).
@@ -103,10 +99,7 @@ pub struct RdmaOptions {
 /// The RPC-over-RDMA [`RpcTransport`]: one queue pair per address given, reconnected when lost.
 #[derive(Debug)]
 pub struct RdmaTransport {
-    connections: Vec<Arc<Connection>>,
-    next: AtomicUsize,
-    shutdown: watch::Sender<bool>,
-    tasks: Mutex<Vec<JoinHandle<()>>>,
+    lanes: Lanes<Connection>,
 }
 
 impl RdmaTransport {
@@ -146,64 +139,16 @@ impl RdmaTransport {
             return Err(err);
         }
         links.sort_by_key(|(index, _, _)| *index);
-        let (shutdown, stopped) = watch::channel(false);
-        let mut connections = Vec::with_capacity(links.len());
-        let mut tasks = Vec::with_capacity(2 * links.len());
-        for (index, addr, link) in links {
+        let lanes = Lanes::start(links, |(index, addr, link), stopped| {
             let conn = Arc::new(Connection::new(index, addr, Arc::clone(&shared)));
-            tasks.push(tokio::spawn(driver::run(Arc::clone(&conn), link, stopped.clone())));
-            tasks.push(tokio::spawn(timeout::run(Arc::clone(&conn), stopped.clone())));
-            connections.push(conn);
-        }
-        Ok(RdmaTransport { connections, next: AtomicUsize::new(0), shutdown, tasks: Mutex::new(tasks) })
+            let tasks = vec![
+                tokio::spawn(driver::run(Arc::clone(&conn), link, stopped.clone())),
+                tokio::spawn(timeout::run(Arc::clone(&conn), stopped)),
+            ];
+            (conn, tasks)
+        });
+        Ok(RdmaTransport { lanes })
     }
 }
 
-impl RpcTransport for RdmaTransport {
-    fn submit(&self, call: RpcCall, reply: ReplySender) {
-        let n = self.connections.len();
-        let i = if n == 1 { 0 } else { self.next.fetch_add(1, Relaxed) % n };
-        match self.connections.get(i) {
-            Some(conn) => conn.submit(call, reply),
-            None => reply.send(Err(ClientError::Closed { proc: call.proc })),
-        }
-    }
-
-    fn connections(&self) -> Vec<ConnectionInfo> {
-        self.connections.iter().map(|c| c.info()).collect()
-    }
-
-    fn stats(&self) -> ClientStats {
-        let mut s = ClientStats::default();
-        for c in &self.connections {
-            let k = &c.counters;
-            s.calls += k.calls.load(Relaxed);
-            s.retransmissions += k.retransmissions.load(Relaxed);
-            s.reconnects += k.reconnects.load(Relaxed);
-            s.soft_timeouts += k.soft_timeouts.load(Relaxed);
-            s.major_timeouts += k.major_timeouts.load(Relaxed);
-            s.unknown_replies += k.unknown_replies.load(Relaxed);
-        }
-        s
-    }
-
-    fn shutdown(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
-        self.shutdown.send_replace(true);
-        let tasks = std::mem::take(&mut *self.tasks.lock().unwrap_or_else(PoisonError::into_inner));
-        Box::pin(async move {
-            for task in tasks {
-                let _ = task.await;
-            }
-            // Calls submitted after the drivers ended.
-            for conn in &self.connections {
-                conn.close();
-            }
-        })
-    }
-}
-
-impl Drop for RdmaTransport {
-    fn drop(&mut self) {
-        self.shutdown.send_replace(true);
-    }
-}
+transport_over_lanes!(RdmaTransport, Connection);

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -18,6 +18,7 @@ use tokio::sync::Notify;
 use super::retransmit::RetransmitPolicy;
 use super::writer::Batch;
 use crate::error::ClientError;
+use crate::lanes::Counters;
 use crate::transport::{ReplySender, RpcCall, RpcReply};
 use crate::types::ConnectionInfo;
 
@@ -67,17 +68,6 @@ pub(crate) struct State {
     /// Replies received on the current TCP connection (a connection that dies without any counts as
     /// a failed attempt for the reconnection backoff).
     replies_here: u64,
-}
-
-/// Counters, read without the lock.
-#[derive(Debug, Default)]
-pub(crate) struct Counters {
-    pub(crate) calls: AtomicU64,
-    pub(crate) retransmissions: AtomicU64,
-    pub(crate) reconnects: AtomicU64,
-    pub(crate) unknown_replies: AtomicU64,
-    pub(crate) soft_timeouts: AtomicU64,
-    pub(crate) major_timeouts: AtomicU64,
 }
 
 /// Settings and flags shared by the connections of one mount.

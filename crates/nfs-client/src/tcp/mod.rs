@@ -12,20 +12,16 @@ mod reader;
 mod retransmit;
 mod writer;
 
-use std::future::Future;
 use std::net::SocketAddr;
-use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 use onc_rpc::RecordLimits;
-use tokio::sync::watch;
-use tokio::task::{JoinHandle, JoinSet};
+use tokio::task::JoinSet;
 
 use crate::error::ClientError;
-use crate::transport::{ReplySender, RpcCall, RpcTransport};
-use crate::types::{ClientStats, ConnectionInfo};
+use crate::lanes::{transport_over_lanes, Lanes};
 use connection::{Connection, Shared};
 pub(crate) use driver::{connect, connect_timeout, reconnect_delay};
 pub use framing::RecordSplitter;
@@ -51,10 +47,7 @@ pub struct TcpOptions {
 /// The TCP [`RpcTransport`]: one connection per address given, reconnected when lost.
 #[derive(Debug)]
 pub struct TcpTransport {
-    connections: Vec<Arc<Connection>>,
-    next: AtomicUsize,
-    shutdown: watch::Sender<bool>,
-    tasks: Mutex<Vec<JoinHandle<()>>>,
+    lanes: Lanes<Connection>,
 }
 
 impl TcpTransport {
@@ -79,64 +72,16 @@ impl TcpTransport {
             sockets.push((index, addr, socket));
         }
         sockets.sort_by_key(|(index, _, _)| *index);
-        let (shutdown, stopped) = watch::channel(false);
-        let mut connections = Vec::with_capacity(sockets.len());
-        let mut tasks = Vec::with_capacity(2 * sockets.len());
-        for (index, addr, socket) in sockets {
+        let lanes = Lanes::start(sockets, |(index, addr, socket), stopped| {
             let conn = Arc::new(Connection::new(index, addr, Arc::clone(&shared)));
-            tasks.push(tokio::spawn(driver::run(Arc::clone(&conn), socket, stopped.clone())));
-            tasks.push(tokio::spawn(retransmit::run(Arc::clone(&conn), stopped.clone())));
-            connections.push(conn);
-        }
-        Ok(TcpTransport { connections, next: AtomicUsize::new(0), shutdown, tasks: Mutex::new(tasks) })
+            let tasks = vec![
+                tokio::spawn(driver::run(Arc::clone(&conn), socket, stopped.clone())),
+                tokio::spawn(retransmit::run(Arc::clone(&conn), stopped)),
+            ];
+            (conn, tasks)
+        });
+        Ok(TcpTransport { lanes })
     }
 }
 
-impl RpcTransport for TcpTransport {
-    fn submit(&self, call: RpcCall, reply: ReplySender) {
-        let n = self.connections.len();
-        let i = if n == 1 { 0 } else { self.next.fetch_add(1, Relaxed) % n };
-        match self.connections.get(i) {
-            Some(conn) => conn.submit(call, reply),
-            None => reply.send(Err(ClientError::Closed { proc: call.proc })),
-        }
-    }
-
-    fn connections(&self) -> Vec<ConnectionInfo> {
-        self.connections.iter().map(|c| c.info()).collect()
-    }
-
-    fn stats(&self) -> ClientStats {
-        let mut s = ClientStats::default();
-        for c in &self.connections {
-            let k = &c.counters;
-            s.calls += k.calls.load(Relaxed);
-            s.retransmissions += k.retransmissions.load(Relaxed);
-            s.reconnects += k.reconnects.load(Relaxed);
-            s.soft_timeouts += k.soft_timeouts.load(Relaxed);
-            s.major_timeouts += k.major_timeouts.load(Relaxed);
-            s.unknown_replies += k.unknown_replies.load(Relaxed);
-        }
-        s
-    }
-
-    fn shutdown(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
-        self.shutdown.send_replace(true);
-        let tasks = std::mem::take(&mut *self.tasks.lock().unwrap_or_else(PoisonError::into_inner));
-        Box::pin(async move {
-            for task in tasks {
-                let _ = task.await;
-            }
-            // Calls submitted after the drivers ended.
-            for conn in &self.connections {
-                conn.close();
-            }
-        })
-    }
-}
-
-impl Drop for TcpTransport {
-    fn drop(&mut self) {
-        self.shutdown.send_replace(true);
-    }
-}
+transport_over_lanes!(TcpTransport, Connection);

@@ -79,13 +79,7 @@ impl Connection {
         if wake {
             self.wake.notify_one();
         }
-        if major > 0 {
-            self.counters.major_timeouts.fetch_add(major, Relaxed);
-            if !self.shared.not_responding.swap(true, Relaxed) {
-                let action = if policy.hard { "still trying" } else { "timed out" };
-                tracing::warn!(server = %self.remote, "nfs: server {} not responding, {action}", self.remote);
-            }
-        }
+        self.counters.major_timeouts(major, &self.shared.not_responding, policy.hard, self.remote);
         if !failed.is_empty() {
             self.counters.soft_timeouts.fetch_add(failed.len() as u64, Relaxed);
             for c in failed {

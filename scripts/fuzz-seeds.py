@@ -17,6 +17,9 @@ Each target gets its inputs in the format its header comment gives:
                         target's limit, and the two-fragment EXPORT reply)
   rpcrdma_header        each RPC-over-RDMA Send payload (transport header and inline RPC message)
   rpcrdma_private_data  the RFC 8797 private data of the RDMA-CM REQ and REP
+  rdma_server_receive   each RPC-over-RDMA Send payload, as the server receives it
+  rdma_client_reply     the Write and Reply chunk buffers offered (two words: 1 MiB each, and none), then
+                        each RPC-over-RDMA Send payload, as the client receives it
   pcap                  small captures cut from the golden ones: the first packets of each, and every
                         packet of the connection that carried the two-fragment EXPORT reply
   client_framing        a chunk-count byte n, a limits byte, n chunk sizes, then a record-marked
@@ -146,6 +149,10 @@ def rdma_seeds(corpus):
         data = (GOLDEN / entry["file"]).read_bytes()
         target = "rpcrdma_header" if entry["kind"] == "rpcrdma_message" else "rpcrdma_private_data"
         corpus.add(target, Path(entry["file"]).stem, data)
+        if entry["kind"] == "rpcrdma_message":
+            corpus.add("rdma_server_receive", Path(entry["file"]).stem, data)
+            for offered, tag in ((struct.pack(">II", 1 << 20, 1 << 20), "both"), (struct.pack(">II", NO_PAYLOAD, NO_PAYLOAD), "none")):
+                corpus.add("rdma_client_reply", Path(entry["file"]).stem + "-" + tag, offered + data)
 
 
 def pcap_packets(path):

@@ -86,7 +86,7 @@ pub mod tcp;
 pub mod transport;
 mod types;
 
-pub use crate::rdma::{RdmaConfig, RdmaOptions, RdmaTransport};
+pub use crate::rdma::{reassemble_reply_for_fuzzing, RdmaConfig, RdmaOptions, RdmaTransport};
 pub use client::NfsClient;
 #[doc(hidden)]
 pub use decode::decode_reply_for_fuzzing;

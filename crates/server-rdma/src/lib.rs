@@ -94,3 +94,29 @@ impl<H: RecordHandler> RdmaServer<H> {
         accept::accept_loop(self.listener, shared, shutdown).await
     }
 }
+
+/// For the fuzzer: what the server makes of one received message with the default configuration —
+/// classification (RDMA_ERROR to answer, drop, close, or a call) and, for a call, the layout of its Read
+/// chunks and the assembly of a buffer of that size (bounded by the chunk policy), as a one-line summary.
+/// Must never panic.
+#[doc(hidden)]
+pub fn receive_for_fuzzing(message: &[u8]) -> String {
+    let config = RdmaServerConfig::default();
+    let limits = rpcrdma_proto::DecodeLimits::default();
+    match inbound::classify(message, &limits, &config.chunk_policy()) {
+        inbound::Inbound::Call { header, inline } => {
+            let Some(chunks) = header.chunks() else { return "call without chunk lists".into() };
+            match assemble::plan(&chunks.reads, inline.len()) {
+                Ok(layout) => {
+                    let mut buf = vec![0xa5; layout.len];
+                    layout.fill(&mut buf, inline);
+                    format!("call of {} bytes, {} RDMA Reads", layout.len, layout.reads.len())
+                }
+                Err(err) => format!("ERR_CHUNK: {}", err.0),
+            }
+        }
+        inbound::Inbound::Answer { why, .. } => format!("RDMA_ERROR: {why}"),
+        inbound::Inbound::Ignore { why } => format!("dropped: {why}"),
+        inbound::Inbound::Close { why } => format!("closed: {why}"),
+    }
+}

@@ -19,6 +19,8 @@ mod driver;
 mod marshal;
 mod receive;
 mod reply;
+#[doc(hidden)]
+pub use reply::reassemble_reply_for_fuzzing;
 mod timeout;
 mod transmit;
 

@@ -85,6 +85,24 @@ fn returned_bytes(kind: &str, returned: &WriteChunk, buffer: &Bytes) -> Result<B
     }
 }
 
+/// For the fuzzer: a received message decoded and put back together against a call that offered a Write
+/// chunk buffer of `write_len` bytes and a Reply chunk buffer of `reply_len` bytes (either may be absent).
+/// Returns the reply record and payload lengths, or the error. Must never panic.
+#[doc(hidden)]
+pub fn reassemble_reply_for_fuzzing(
+    message: &[u8],
+    write_len: Option<usize>,
+    reply_len: Option<usize>,
+) -> Result<(usize, usize), String> {
+    let received = parse(&Bytes::copy_from_slice(message)).map_err(|e| e.to_string())?;
+    let offered = Offered {
+        write: write_len.map(|n| Bytes::from(vec![0u8; n])),
+        reply: reply_len.map(|n| Bytes::from(vec![0u8; n])),
+    };
+    let reply = assemble("FUZZ", received, offered).map_err(|e| e.to_string())?;
+    Ok((reply.record.len(), reply.payload.map_or(0, |p| p.len())))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,8 +3,10 @@
 //!
 //! Flags and the optional TOML file are merged into a [`ServePlan`]; the listeners are bound first (so
 //! the ports chosen for `:0` are what GETPORT answers), then the backends and the server are built, the
-//! ready file is written, and connections are served until SIGINT or SIGTERM. Shutdown stops
-//! accepting, lets each connection finish its calls, and prints the statistics to stdout.
+//! ready file is written (one bound address per line: the TCP listeners, the RDMA listeners, then the
+//! wire-baseline responders of `--baseline-listen`: TCP, then RDMA), and connections are served until
+//! SIGINT or SIGTERM. Shutdown stops accepting, lets each connection finish its calls, and prints the
+//! statistics to stdout.
 //!
 //! Exit status: 0 after a clean shutdown; 1 when serving fails (an address in use, an unwritable ready
 //! file, no RDMA provider); 2 for bad usage (a bad flag or configuration).
@@ -59,10 +61,10 @@ pub struct ServeArgs {
     /// Also serve NFS over RPC-over-RDMA v1 (RFC 8166; MOUNT and the port mapper stay on TCP)
     #[arg(long)]
     pub rdma: bool,
-    /// RPC-over-RDMA listen address; port 0 picks a free port [default: the first TCP listener's
-    /// address, port 20049]
+    /// RPC-over-RDMA listen address, repeatable (a multi-homed server: clients spread over them with
+    /// remoteports); port 0 picks a free port [default: the first TCP listener's address, port 20049]
     #[arg(long, value_name = "ADDR:PORT", value_parser = spec::parse_listen, requires = "rdma")]
-    pub rdma_listen: Option<SocketAddr>,
+    pub rdma_listen: Vec<SocketAddr>,
     /// auto (verbs when an RDMA device exists, else soft), verbs (rdma-core) or soft (shared memory,
     /// clients on this host only)
     #[arg(long, value_name = "P", default_value_t = ProviderChoice::Auto, requires = "rdma")]
@@ -73,6 +75,10 @@ pub struct ServeArgs {
     /// Inline threshold offered, 1KiB..=64KiB (RFC 8797) [default: 4KiB]
     #[arg(long, value_name = "SIZE", value_parser = parse_inline, requires = "rdma")]
     pub rdma_inline: Option<u32>,
+    /// Also answer `nfsbench compare`'s wire baselines (TCP stream and ping-pong) on ADDR:PORT, and with
+    /// --rdma the RDMA ones (Write bandwidth, Send ping-pong) on ADDR, port PORT+1 (any when PORT is 0)
+    #[arg(long, value_name = "ADDR:PORT", value_parser = spec::parse_listen)]
+    pub baseline_listen: Option<SocketAddr>,
 }
 
 fn parse_threads(text: &str) -> Result<usize, String> {
@@ -131,18 +137,28 @@ fn serve(args: &ServeArgs) -> Result<(), Failure> {
         server_tcp::runtime(args.workers, args.blocking_threads).map_err(|e| Failure::Run(format!("runtime: {e}")))?;
     // Providers register their event sources with the runtime: the listener is made inside it.
     let rdma = match args.rdma {
-        true => Some(runtime.block_on(async { rdma_listener(args, &addrs) })?),
+        true => Some(runtime.block_on(async { rdma_listeners(args, &addrs) })?),
         false => None,
     };
+    let baseline = match args.baseline_listen {
+        Some(addr) => Some(runtime.block_on(async { baseline_listeners(addr, rdma.as_ref()) })?),
+        None => None,
+    };
     let mut ready_addrs = addrs.clone();
-    ready_addrs.extend(rdma.as_ref().map(|(listener, _)| listener.local_addr()));
+    if let Some(r) = &rdma {
+        ready_addrs.extend(r.listeners.iter().map(|l| l.local_addr()));
+    }
+    if let Some((tcp, rdma)) = &baseline {
+        ready_addrs.push(tcp.local_addr().map_err(|e| Failure::Run(format!("--baseline-listen: {e}")))?);
+        ready_addrs.extend(rdma.as_ref().map(|l| l.local_addr()));
+    }
     let exports = plan.exports.iter().map(export_config).collect::<Result<Vec<_>, _>>().map_err(Failure::Usage)?;
     let config = ServerConfig {
         exports,
         max_io_size: plan.max_io_size,
         drc_entries: plan.drc_entries,
         tcp_port: addrs.first().map_or(0, SocketAddr::port),
-        rdma_port: rdma.as_ref().map(|(listener, _)| listener.local_addr().port()),
+        rdma_port: rdma.as_ref().and_then(|r| r.listeners.first()).map(|l| l.local_addr().port()),
     };
     let server = Arc::new(Server::new(config).map_err(|e| Failure::Usage(e.to_string()))?);
     let (transport, rdma_stats) = runtime.block_on(async {
@@ -156,8 +172,21 @@ fn serve(args: &ServeArgs) -> Result<(), Failure> {
         };
         let tcp = TcpServer::new(listeners, Arc::clone(&server), plan.connection);
         let stats = tcp.stats();
-        let rdma_server = rdma.map(|(listener, config)| RdmaServer::new(listener, Arc::clone(&server), config));
-        let rdma_stats = rdma_server.as_ref().map(RdmaServer::stats);
+        let rdma_servers: Vec<RdmaServer> = rdma
+            .map(|r| {
+                let config = r.config;
+                r.listeners.into_iter().map(|l| RdmaServer::new(l, Arc::clone(&server), config)).collect()
+            })
+            .unwrap_or_default();
+        let rdma_stats: Vec<_> = rdma_servers.iter().map(RdmaServer::stats).collect();
+        let baselines = baseline.map(|(tcp, rdma)| {
+            let mut tasks = Vec::new();
+            if let Ok(tcp) = tokio::net::TcpListener::from_std(tcp) {
+                tasks.push(tokio::spawn(wire_baseline::serve_tcp(tcp)));
+            }
+            tasks.extend(rdma.map(|l| tokio::spawn(wire_baseline::serve_rdma(l))));
+            tasks
+        });
         if let Some(ready) = &args.ready_file {
             write_ready_file(ready, &ready_addrs).map_err(Failure::Run)?;
         }
@@ -168,14 +197,18 @@ fn serve(args: &ServeArgs) -> Result<(), Failure> {
             shutdown.await;
             let _ = stop.send(true);
         });
-        let rdma_served = rdma_server.map(|rdma| tokio::spawn(rdma.run(until_stopped())));
+        let rdma_served: Vec<_> =
+            rdma_servers.into_iter().map(|rdma| tokio::spawn(rdma.run(until_stopped()))).collect();
         let served = tcp.run(until_stopped()).await;
         signalled.abort();
+        for task in baselines.into_iter().flatten() {
+            task.abort();
+        }
         if let Some(reporter) = reporter {
             reporter.abort();
         }
         served.map_err(|e| Failure::Run(format!("serving: {e}")))?;
-        if let Some(rdma_served) = rdma_served {
+        for rdma_served in rdma_served {
             match rdma_served.await {
                 Ok(result) => result.map_err(|e| Failure::Run(format!("serving RPC-over-RDMA: {e}")))?,
                 Err(e) => return Err(Failure::Run(format!("serving RPC-over-RDMA: {e}"))),
@@ -189,21 +222,35 @@ fn serve(args: &ServeArgs) -> Result<(), Failure> {
     }
     println!("{}", server.stats_report().trim_end());
     println!("{}", transport.snapshot());
-    if let Some(rdma) = rdma_stats {
+    for rdma in rdma_stats {
         println!("{}", rdma.snapshot());
     }
     Ok(())
 }
 
-/// The RPC-over-RDMA listener `--rdma` asks for, on the provider `--rdma-provider` names, with its
-/// configuration. The provider is named on stderr: every report says which one served.
-fn rdma_listener(args: &ServeArgs, tcp: &[SocketAddr]) -> Result<(Box<dyn rdma::Listener>, RdmaServerConfig), Failure> {
-    let addr = args.rdma_listen.unwrap_or_else(|| {
+/// The RPC-over-RDMA listeners `--rdma` asks for, on the provider `--rdma-provider` names, with their
+/// configuration and the provider (the RDMA wire baseline uses it too).
+#[derive(Debug)]
+struct RdmaListeners {
+    listeners: Vec<Box<dyn rdma::Listener>>,
+    config: RdmaServerConfig,
+    provider: Arc<dyn rdma::Provider>,
+}
+
+/// Opens the provider and listens on every `--rdma-listen` address. The provider is named on stderr:
+/// every report says which one served.
+fn rdma_listeners(args: &ServeArgs, tcp: &[SocketAddr]) -> Result<RdmaListeners, Failure> {
+    let addrs = if args.rdma_listen.is_empty() {
         let ip = tcp.first().map_or(std::net::Ipv4Addr::LOCALHOST.into(), SocketAddr::ip);
-        SocketAddr::new(ip, rpcrdma_proto::NFS_RDMA_PORT)
-    });
+        vec![SocketAddr::new(ip, rpcrdma_proto::NFS_RDMA_PORT)]
+    } else {
+        args.rdma_listen.clone()
+    };
     let provider = open_provider(args.rdma_provider).map_err(Failure::Run)?;
-    let listener = provider.listen(addr).map_err(|e| Failure::Run(format!("--rdma-listen {addr}: {e}")))?;
+    let listeners = addrs
+        .iter()
+        .map(|addr| provider.listen(*addr).map_err(|e| Failure::Run(format!("--rdma-listen {addr}: {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut config = RdmaServerConfig::default();
     if let Some(credits) = args.rdma_credits {
         config.credits = credits;
@@ -211,14 +258,35 @@ fn rdma_listener(args: &ServeArgs, tcp: &[SocketAddr]) -> Result<(Box<dyn rdma::
     if let Some(inline) = args.rdma_inline {
         config.inline_size = inline;
     }
+    let bound: Vec<String> = listeners.iter().map(|l| l.local_addr().to_string()).collect();
     eprintln!(
         "nfsbench serve: RPC-over-RDMA on {} with {} ({} credits, inline {} bytes)",
-        listener.local_addr(),
+        bound.join(", "),
         provider.name(),
         config.credits,
         config.inline_size
     );
-    Ok((listener, config))
+    Ok(RdmaListeners { listeners, config, provider })
+}
+
+/// The wire-baseline listeners of `--baseline-listen`: TCP on `addr`, and RDMA on the same address at
+/// port+1 (any port when `addr`'s is 0) over the RDMA listeners' provider.
+fn baseline_listeners(
+    addr: SocketAddr,
+    rdma: Option<&RdmaListeners>,
+) -> Result<(std::net::TcpListener, Option<Box<dyn rdma::Listener>>), Failure> {
+    let failed = |e: &dyn std::fmt::Display| Failure::Run(format!("--baseline-listen {addr}: {e}"));
+    let tcp = std::net::TcpListener::bind(addr).map_err(|e| failed(&e))?;
+    tcp.set_nonblocking(true).map_err(|e| failed(&e))?;
+    let rdma = match rdma {
+        Some(r) => {
+            let port = if addr.port() == 0 { 0 } else { addr.port().wrapping_add(1) };
+            let at = SocketAddr::new(addr.ip(), port);
+            Some(r.provider.listen(at).map_err(|e| Failure::Run(format!("--baseline-listen (RDMA) {at}: {e}")))?)
+        }
+        None => None,
+    };
+    Ok((tcp, rdma))
 }
 
 /// The backend an export names; the error names the export and its backend.

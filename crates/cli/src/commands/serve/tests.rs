@@ -75,7 +75,7 @@ fn a_bad_listen_address_is_a_usage_error_naming_it() {
 fn rdma_flags_need_rdma_and_name_their_bad_values() {
     let args = parse(&["--rdma", "--rdma-listen", "0.0.0.0:20049", "--rdma-provider", "soft", "--rdma-credits", "32"])
         .expect("parses");
-    assert!(args.rdma && args.rdma_listen == Some("0.0.0.0:20049".parse().expect("addr")));
+    assert!(args.rdma && args.rdma_listen == vec!["0.0.0.0:20049".parse::<SocketAddr>().expect("addr")]);
     assert_eq!((args.rdma_provider, args.rdma_credits), (ProviderChoice::Soft, Some(32)));
     let err = parse(&["--rdma-listen", "0.0.0.0:20049"]).expect_err("needs --rdma");
     assert!(err.to_string().contains("--rdma"), "{err}");

@@ -7,10 +7,12 @@ FUZZ_SECONDS ?= 10
 
 .PHONY: run test deps deps-test build lint unit fuzz-smoke interop bench
 
-# The embedded RAM server on loopback measured by nfsbench's own client over TCP and over RPC-over-RDMA
-# (jobs/transport-study.fio; the soft RDMA provider when there is no RDMA device), as RDMA/TCP ratios.
+# The main job: `nfsbench compare` with its default plan — the embedded RAM server on loopback, TCP,
+# TCP nconnect=4, RDMA and RDMA over 2 queue pairs × the studies' four workloads × 3 repetitions (the soft
+# RDMA provider when there is no RDMA device), ratios with 95% intervals and report.html in COMPARE_OUT.
+COMPARE_OUT ?= nfsbench-compare
 run: deps build
-	scripts/main-job.sh
+	target/release/nfsbench compare --out $(COMPARE_OUT) $(COMPARE_ARGS)
 
 test: deps-test lint unit fuzz-smoke interop
 	@echo "make test: all checks passed"

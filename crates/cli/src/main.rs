@@ -21,6 +21,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Compare mount-option test cases (TCP, RDMA, nconnect, ...) × workloads with repetitions, wire
+    /// baselines, confidence intervals and an HTML report (the main job; `nfsbench compare --help`).
+    Compare(commands::compare::CompareArgs),
     /// Decode the ONC RPC / NFSv3 / MOUNT v3 traffic in a packet capture with nfsbench's own codecs.
     Decode(commands::decode::DecodeArgs),
     /// Serve NFSv3 and MOUNT v3 over TCP from RAM disks or local directories.
@@ -37,6 +40,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Compare(args) => commands::compare::run(&args),
         Command::Decode(args) => commands::decode::run(&args),
         Command::Serve(args) => commands::serve::run(&args),
         Command::Run { args } => commands::run::run(&args),

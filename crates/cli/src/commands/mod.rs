@@ -1,3 +1,4 @@
+pub mod compare;
 pub mod decode;
 mod rdma_flags;
 pub mod run;

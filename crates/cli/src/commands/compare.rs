@@ -1,0 +1,238 @@
+//! `nfsbench compare [PLAN.toml] [--target HOST:/EXPORT] [--quick] [--out DIR]`: the main job — a plan of
+//! mount-option test cases × workloads × repetitions against the embedded RAM server on loopback (no
+//! target) or a given server, with wire baselines, 95% intervals, paired ratios, and report.html,
+//! results.md, results.csv and cells/*.json in DIR (see the `compare` crate).
+//!
+//! Exit status: 0 success; 1 a run failed (the message names the cell and the server's last words);
+//! 2 bad usage or a bad plan (the message names the key or case).
+
+use super::rdma_flags::open_provider;
+use compare::plan::{Case, Plan, SweepParameter, SweepSpec};
+use compare::plan_file::{self, Defaults};
+use compare::size::parse_size;
+use rdma::ProviderChoice;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub struct CompareArgs {
+    /// A plan file (TOML: title, reps, baseline, runtime, [[case]], [[workload]], [[sweep]]) [default:
+    /// tcp, tcp-nconnect4, rdma, rdma-2qp × 1 MiB seq read/write, 4 KiB rand read/write, 3 reps]
+    #[arg(value_name = "PLAN.toml")]
+    pub plan: Option<PathBuf>,
+    /// The export to measure, HOST:/EXPORT; without it the embedded RAM server runs on loopback
+    #[arg(long, value_name = "HOST:/EXPORT")]
+    pub target: Option<String>,
+    /// Short cells (300 ms after a 100 ms ramp): the default plan in about 20 s
+    #[arg(long)]
+    pub quick: bool,
+    /// Output directory [default: ./nfsbench-compare-DATE]
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Repetitions per cell (overrides the plan)
+    #[arg(long, value_name = "N")]
+    pub reps: Option<u32>,
+    /// Measured time per cell, e.g. 2s or 500ms (overrides the plan and --quick)
+    #[arg(long, value_name = "DURATION")]
+    pub runtime: Option<String>,
+    /// Unmeasured warm-up per cell (overrides the plan and --quick)
+    #[arg(long, value_name = "DURATION")]
+    pub ramp_time: Option<String>,
+    /// A test case NAME=MOUNT_OPTIONS (e.g. rdma8=vers=3,proto=rdma,nconnect=8), repeatable; replaces the
+    /// plan's cases
+    #[arg(long = "case", value_name = "NAME=OPTIONS")]
+    pub cases: Vec<String>,
+    /// Run only these cases of the plan (comma separated)
+    #[arg(long = "cases", value_name = "LIST", conflicts_with = "cases")]
+    pub only_cases: Option<String>,
+    /// Run only these workloads of the plan (comma separated)
+    #[arg(long, value_name = "LIST")]
+    pub workloads: Option<String>,
+    /// The case ratios are taken against [default: the plan's, else the first case]
+    #[arg(long, value_name = "CASE")]
+    pub baseline: Option<String>,
+    /// A scaling sweep WORKLOAD:PARAM=V1,V2,... with PARAM iodepth, numjobs or bs (e.g.
+    /// rand-read-4k:iodepth=1,4,16,64 or seq-read-1m:bs=4k,64k,1m,16m), repeatable
+    #[arg(long = "sweep", value_name = "WORKLOAD:PARAM=VALUES")]
+    pub sweeps: Vec<String>,
+    /// Bytes per job's file for the default workloads [default: 256m, 64m with --quick]
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+    /// RDMA provider of the RDMA cases: auto (the embedded server: soft; a target: verbs when an RDMA
+    /// device exists, else soft), verbs or soft
+    #[arg(long, value_name = "P", default_value_t = ProviderChoice::Auto)]
+    pub rdma_provider: ProviderChoice,
+    /// Skip the wire baselines (raw TCP stream / RDMA Write bandwidth and ping-pong)
+    #[arg(long)]
+    pub no_wire: bool,
+    /// With --target: the wire-baseline responders on the server host (`nfsbench serve --baseline-listen`),
+    /// TCP_ADDR:PORT[,RDMA_ADDR:PORT]
+    #[arg(long, value_name = "ADDR:PORT[,ADDR:PORT]", requires = "target")]
+    pub wire_peer: Option<String>,
+}
+
+/// Run `nfsbench compare`.
+pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
+    super::init_logging();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (plan, unsupported) = match build_plan(args, cpus) {
+        Ok(p) => p,
+        Err(message) => return Ok(usage(&message)),
+    };
+    let wire_peer = match args.wire_peer.as_deref().map(parse_wire_peer).transpose() {
+        Ok(p) => p,
+        Err(message) => return Ok(usage(&message)),
+    };
+    let runnable_rdma = plan.cases.iter().zip(&unsupported).any(|(c, u)| u.is_none() && c.is_rdma());
+    let choice = match (args.rdma_provider, &args.target) {
+        // Loopback: the verbs provider would need a device address; the soft one is made for it.
+        (ProviderChoice::Auto, None) => ProviderChoice::Soft,
+        (choice, _) => choice,
+    };
+    let provider = if runnable_rdma {
+        match open_provider(choice) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                eprintln!("nfsbench compare: {e}");
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+    } else {
+        None
+    };
+    let provider_arg = match (choice, &provider) {
+        (ProviderChoice::Auto, Some(p)) if p.name().starts_with("soft") => "soft".to_string(),
+        (ProviderChoice::Auto, Some(_)) => "verbs".to_string(),
+        (c, _) => c.to_string(),
+    };
+    let out_dir = args.out.clone().unwrap_or_else(|| {
+        let stamp = compare::machine::utc_now().replace(['-', ':'], "").replace(' ', "-").replace("-UTC", "");
+        PathBuf::from(format!("nfsbench-compare-{stamp}"))
+    });
+    std::fs::create_dir_all(&out_dir).map_err(|e| anyhow::anyhow!("creating {}: {e}", out_dir.display()))?;
+    let setup = compare::execute::Setup {
+        exe: std::env::current_exe().map_err(|e| anyhow::anyhow!("finding the nfsbench binary: {e}"))?,
+        target: args.target.clone(),
+        out_dir: out_dir.clone(),
+        rdma_provider: provider_arg,
+        provider,
+        wire_peer,
+        cpus,
+    };
+    let finished = match compare::execute::execute(&plan, &unsupported, &setup) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("nfsbench compare: {e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let html = compare::output::write_all(&out_dir, &finished).map_err(|e| anyhow::anyhow!(e))?;
+    print!("{}", compare::render::terminal::to_terminal(&finished.report));
+    println!("\nreport: {}", html.display());
+    println!("also: {0}/results.md, {0}/results.csv, {0}/reps.csv, {0}/cells/*.json", out_dir.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The plan from the file or the defaults, with the command line's overrides, validated.
+fn build_plan(args: &CompareArgs, cpus: usize) -> Result<(Plan, compare::validate::Unsupported), String> {
+    let mut defaults = Defaults::for_machine(cpus, args.quick);
+    if let Some(s) = &args.size {
+        defaults.size = parse_size(s).ok_or_else(|| format!("--size '{s}' is not a size"))?;
+    }
+    let mut plan = match &args.plan {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+            plan_file::parse(&text, defaults).map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        None => Plan::default_for(defaults),
+    };
+    if args.quick {
+        plan.make_quick();
+    }
+    if let Some(r) = args.reps {
+        plan.reps = r;
+    }
+    if let Some(r) = &args.runtime {
+        plan.runtime = plan_file::parse_duration(r).ok_or_else(|| format!("--runtime '{r}' is not a duration"))?;
+    }
+    if let Some(r) = &args.ramp_time {
+        plan.ramp = plan_file::parse_duration(r).ok_or_else(|| format!("--ramp-time '{r}' is not a duration"))?;
+    }
+    if !args.cases.is_empty() {
+        plan.cases = args
+            .cases
+            .iter()
+            .map(|c| {
+                let (name, options) = c.split_once('=').ok_or_else(|| format!("--case '{c}' is not NAME=OPTIONS"))?;
+                Ok(Case::from_options(name, options))
+            })
+            .collect::<Result<_, String>>()?;
+        if !plan.cases.iter().any(|c| c.name == plan.baseline) {
+            plan.baseline = plan.cases[0].name.clone();
+        }
+    }
+    if let Some(list) = &args.only_cases {
+        plan.cases = select(&plan.cases, list, "case", |c| &c.name)?;
+        if !plan.cases.iter().any(|c| c.name == plan.baseline) {
+            plan.baseline = plan.cases[0].name.clone();
+        }
+    }
+    if let Some(list) = &args.workloads {
+        plan.workloads = select(&plan.workloads, list, "workload", |w| &w.name)?;
+        plan.sweeps.retain(|s| plan.workloads.iter().any(|w| w.name == s.workload));
+    }
+    if let Some(b) = &args.baseline {
+        plan.baseline = b.clone();
+    }
+    if args.no_wire {
+        plan.wire = false;
+    }
+    for s in &args.sweeps {
+        plan.sweeps.push(parse_sweep(s)?);
+    }
+    let target = args.target.as_deref().unwrap_or("127.0.0.1:/export");
+    let unsupported = compare::validate::validate(&plan, target)?;
+    Ok((plan, unsupported))
+}
+
+/// Keep the items named in `list`, in the list's order.
+fn select<T: Clone>(items: &[T], list: &str, kind: &str, name: impl Fn(&T) -> &String) -> Result<Vec<T>, String> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(|n| {
+            items.iter().find(|i| name(i) == n).cloned().ok_or_else(|| {
+                let known: Vec<&str> = items.iter().map(|i| name(i).as_str()).collect();
+                format!("no {kind} '{n}' in the plan (it has: {})", known.join(", "))
+            })
+        })
+        .collect()
+}
+
+/// `WORKLOAD:PARAM=V1,V2,...`.
+fn parse_sweep(text: &str) -> Result<SweepSpec, String> {
+    let bad = || format!("--sweep '{text}' is not WORKLOAD:PARAM=V1,V2,... (PARAM iodepth, numjobs or bs)");
+    let (workload, rest) = text.split_once(':').ok_or_else(bad)?;
+    let (param, values) = rest.split_once('=').ok_or_else(bad)?;
+    let parameter = SweepParameter::parse(param).ok_or_else(bad)?;
+    let values = values
+        .split(',')
+        .map(|v| parse_size(v).ok_or_else(|| format!("--sweep '{text}': '{v}' is not a number or size")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(SweepSpec { parameter, values, workload: workload.to_string(), cases: Vec::new() })
+}
+
+fn parse_wire_peer(text: &str) -> Result<compare::wire::WirePaths, String> {
+    let mut parts = text.split(',');
+    let addr = |p: Option<&str>| -> Result<Option<std::net::SocketAddr>, String> {
+        p.map(|a| a.trim().parse().map_err(|_| format!("--wire-peer: '{a}' is not ADDR:PORT"))).transpose()
+    };
+    let tcp = addr(parts.next())?.ok_or("--wire-peer needs TCP_ADDR:PORT")?;
+    let rdma = addr(parts.next())?;
+    Ok(compare::wire::WirePaths { tcp, rdma })
+}
+
+fn usage(message: &str) -> ExitCode {
+    eprintln!("nfsbench compare: {message}");
+    ExitCode::from(2)
+}

@@ -1,0 +1,140 @@
+//! `nfsbench compare` as users run it: the built binary starting its embedded server, running every
+//! cell as a child `nfsbench run`, and writing its report files.
+
+use std::process::Output;
+
+mod cli_support;
+
+use cli_support::{nfsbench, scratch};
+
+fn compare(args: &[&str]) -> Output {
+    nfsbench().arg("compare").args(args).output().expect("run nfsbench compare")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn a_quick_tcp_vs_rdma_comparison_writes_every_file_with_paired_ratios() {
+    let dir = scratch("compare-quick");
+    let out = dir.join("out");
+    let o = compare(&[
+        "--quick",
+        "--reps",
+        "2",
+        "--cases",
+        "tcp,rdma",
+        "--workloads",
+        "seq-read-1m,rand-write-4k",
+        "--size",
+        "8m",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
+    assert!(o.status.success(), "exit {:?}\nstdout:\n{stdout}\nstderr:\n{stderr}", o.status);
+    assert!(stdout.contains("rdma vs tcp: seq-read-1m "), "{stdout}");
+    assert!(stdout.contains("rdma vs tcp: rand-write-4k "), "{stdout}");
+    assert!(stdout.contains("soft provider"), "the soft provider is named: {stdout}");
+    assert!(stdout.contains(&format!("report: {}", out.join("report.html").display())), "{stdout}");
+    for f in ["report.html", "results.md", "results.csv", "reps.csv", "report.json"] {
+        assert!(out.join(f).is_file(), "{f} written");
+    }
+    // 2 cases × 2 workloads × 2 repetitions, each its own fio JSON.
+    let cells: Vec<_> = std::fs::read_dir(out.join("cells"))
+        .expect("cells/")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .collect();
+    assert_eq!(cells.len(), 8, "{cells:?}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("report.json")).expect("JSON");
+    let ratios = report["ratios"].as_array().expect("ratios");
+    assert_eq!(ratios.len(), 2, "rdma against tcp for each workload");
+    for r in ratios {
+        assert_eq!(r["ratio"]["n"], 2, "paired over both repetitions: {r}");
+        assert!(r["ratio"]["mean"].as_f64().expect("ratio") > 0.0);
+    }
+    for cell in report["cells"].as_array().expect("cells") {
+        assert!(cell["bandwidth_mbs"]["mean"].as_f64().expect("bw") > 0.0, "{cell}");
+        assert!(cell["host_cpu_per_gb"]["mean"].as_f64().expect("cpu") > 0.0, "{cell}");
+        assert!(cell["server_cpu_per_gb"]["n"].as_u64().expect("the server's CPU is sampled") == 2, "{cell}");
+        assert!(!cell["clat_percentiles_us"].as_array().expect("percentiles").is_empty());
+    }
+    let wire = report["wire"].as_array().expect("wire");
+    assert_eq!(wire.len(), 2, "a TCP and an RDMA wire baseline: {wire:?}");
+    assert!(wire
+        .iter()
+        .all(|w| w["bandwidth_mbs"].as_f64().unwrap_or(0.0) > 0.0 && w["round_trip_us"].as_f64().unwrap_or(0.0) > 0.0));
+    let csv = std::fs::read_to_string(out.join("results.csv")).expect("csv");
+    assert_eq!(csv.lines().count(), 1 + 4, "header + one row per cell:\n{csv}");
+    let reps = std::fs::read_to_string(out.join("reps.csv")).expect("reps.csv");
+    assert_eq!(reps.lines().count(), 1 + 8);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_netapp_plan_runs_its_v3_rows_over_remoteports_and_reports_v41_as_not_supported_yet() {
+    let dir = scratch("compare-netapp");
+    let out = dir.join("out");
+    let plan = concat!(env!("CARGO_MANIFEST_DIR"), "/../../plans/netapp-study.toml");
+    let o = compare(&[
+        plan,
+        "--quick",
+        "--reps",
+        "1",
+        "--workloads",
+        "rand-read-4k",
+        "--size",
+        "4m",
+        "--no-wire",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
+    assert!(o.status.success(), "exit {:?}\nstdout:\n{stdout}\nstderr:\n{stderr}", o.status);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("report.json")).expect("JSON");
+    let cases = report["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), 10);
+    for c in cases {
+        let name = c["name"].as_str().expect("name");
+        if name.starts_with("v41") {
+            assert!(c["unsupported"].as_str().expect("reason").contains("not supported yet"), "{c}");
+        } else {
+            assert!(c["unsupported"].is_null(), "{c}");
+            assert!(!c["transport"].as_str().expect("transport").is_empty(), "{name} ran: {c}");
+        }
+    }
+    assert_eq!(report["cells"].as_array().expect("cells").len(), 5, "the five v3 rows ran");
+    assert!(stdout.contains("v41-rdma: not supported yet"), "{stdout}");
+    // The remoteports rows spread their connections over the four loopback addresses the server served.
+    let rp = std::fs::read_to_string(out.join("cells/v3-rdma-nconnect4-rp4--rand-read-4k--1.json")).expect("cell");
+    for a in ["127.0.0.1:", "127.0.0.2:", "127.0.0.3:", "127.0.0.4:"] {
+        assert!(rp.contains(&format!("-> {a}")), "a connection to {a}: {rp}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_plans_and_flags_are_refused_by_name_with_status_2() {
+    let dir = scratch("compare-usage");
+    let plan = dir.join("typo.toml");
+    std::fs::write(&plan, "reps = 3\n[[case]]\nname = \"a\"\nprotocol = \"tcp\"\n").expect("write plan");
+    let cases = [
+        (vec![plan.to_str().expect("path")], "protocol"),
+        (vec!["--case", "x=vers=3,bogus=1"], "bogus"),
+        (vec!["--sweep", "rand-read-4k:depth=1,2"], "--sweep"),
+        (vec!["--cases", "tcp,nope"], "nope"),
+        (vec!["--baseline", "missing"], "missing"),
+        (vec!["--reps", "0"], "reps"),
+    ];
+    for (args, needle) in cases {
+        let o = compare(&args);
+        let stderr = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(needle) && stderr.lines().count() == 1, "{args:?}: {stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,102 @@
+//! One repetition of one cell: `nfsbench run` in a child process with the workload's fio options and
+//! the case's mount options, its json+ kept as the cell's fio JSON, its figures read back.
+
+use crate::measure::{from_fio_json, RepMeasure};
+use crate::plan::{Case, Workload};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// Where and how the client runs.
+#[derive(Clone, Debug)]
+pub struct ClientSetup {
+    pub exe: PathBuf,
+    /// HOST:/EXPORT.
+    pub target: String,
+    /// Ports of the embedded server, added to each case's options: (nfs/mount port, rdma port).
+    pub ports: Option<(u16, Option<u16>)>,
+    /// `--rdma-provider` for RDMA cases.
+    pub rdma_provider: String,
+    pub cpus: usize,
+}
+
+impl ClientSetup {
+    /// The `-o` string of `case` as run: the case's options plus the embedded server's ports.
+    pub fn mount_options(&self, case: &Case) -> String {
+        let mut o = case.mount_options();
+        if let Some((port, rdma_port)) = self.ports {
+            let nfs = if case.is_rdma() { rdma_port.unwrap_or(port) } else { port };
+            o.push_str(&format!(",port={nfs},mountport={port}"));
+        }
+        o
+    }
+
+    /// The full `nfsbench run` argument list.
+    pub fn run_args(&self, case: &Case, fio_args: &[String], json: &Path) -> Vec<String> {
+        let mut args = vec!["run".to_string()];
+        args.extend(fio_args.iter().cloned());
+        args.extend(["--target".into(), self.target.clone(), "-o".into(), self.mount_options(case)]);
+        if case.is_rdma() {
+            args.extend(["--rdma-provider".into(), self.rdma_provider.clone()]);
+            if let Some(c) = case.rdma_credits {
+                args.extend(["--rdma-credits".into(), c.to_string()]);
+            }
+            if let Some(i) = case.rdma_inline {
+                args.extend(["--rdma-inline".into(), i.to_string()]);
+            }
+        }
+        args.extend(["--eta".into(), "never".into(), "--output-format=json+".into(), "--output".into()]);
+        args.push(json.display().to_string());
+        args
+    }
+
+    /// Run one measured repetition; the JSON goes to `json`, stderr next to it (`.err`).
+    pub fn run_cell(
+        &self,
+        case: &Case,
+        workload: &Workload,
+        runtime: Duration,
+        ramp: Duration,
+        json: &Path,
+    ) -> Result<RepMeasure, String> {
+        let args = self.run_args(case, &workload.fio_args(runtime, ramp), json);
+        self.run_client(&args, json)?;
+        let text = std::fs::read_to_string(json).map_err(|e| format!("reading {}: {e}", json.display()))?;
+        let doc: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", json.display()))?;
+        from_fio_json(&doc, self.cpus).map_err(|e| format!("{}: {e}", json.display()))
+    }
+
+    /// Write `workload`'s files once, unmeasured (sequential 1 MiB writes of each job's whole file over
+    /// `case`), so that no measured run pays for the server allocating them.
+    pub fn lay_out(&self, case: &Case, workload: &Workload, numjobs: u32, json: &Path) -> Result<(), String> {
+        let fio = vec![
+            format!("--name={}", workload.job_name),
+            "--rw=write".into(),
+            "--bs=1m".into(),
+            "--iodepth=8".into(),
+            format!("--numjobs={numjobs}"),
+            format!("--size={}", workload.size),
+            "--group_reporting".into(),
+        ];
+        self.run_client(&self.run_args(case, &fio, json), json)
+    }
+
+    fn run_client(&self, args: &[String], json: &Path) -> Result<(), String> {
+        let err_path = json.with_extension("err");
+        let err = std::fs::File::create(&err_path).map_err(|e| format!("creating {}: {e}", err_path.display()))?;
+        let status = Command::new(&self.exe)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(err)
+            .status()
+            .map_err(|e| format!("starting {}: {e}", self.exe.display()))?;
+        if status.success() {
+            return Ok(());
+        }
+        let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
+        let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no message");
+        Err(format!("nfsbench {} exited with {status}: {last}", args.join(" ")))
+    }
+}

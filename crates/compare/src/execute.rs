@@ -1,0 +1,257 @@
+//! Running a plan: the embedded server (or the target), the files laid out once, the wire baselines,
+//! then every repetition of every cell in an interleaved order — repetition k runs each workload under
+//! every case back to back (the cases' order reversed every other repetition), so paired runs share the
+//! machine's state — and the sweeps last.
+
+use crate::cell::ClientSetup;
+use crate::cpu_sampler::{CpuSampler, CLK_TCK};
+use crate::embedded::{EmbeddedConfig, EmbeddedServer};
+use crate::model::Report;
+use crate::plan::{Case, Plan, SweepParameter, Workload};
+use crate::progress::PlanProgress;
+use crate::summarize::{headline, summarize, Context, Outcome};
+use crate::validate::Unsupported;
+use crate::wire::{measure_wire, WirePaths};
+use mount_options::MountSpec;
+use std::collections::BTreeMap;
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Where and how to run.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    /// The nfsbench binary (client and embedded server).
+    pub exe: PathBuf,
+    /// HOST:/EXPORT, or `None` for the embedded RAM server on loopback.
+    pub target: Option<String>,
+    pub out_dir: PathBuf,
+    /// `--rdma-provider` for the children: auto, verbs or soft.
+    pub rdma_provider: String,
+    /// The opened provider, for the RDMA wire baseline (when a case uses RDMA).
+    pub provider: Option<Arc<dyn rdma::Provider>>,
+    /// Wire-baseline responders of an external target (`nfsbench serve --baseline-listen` there).
+    pub wire_peer: Option<WirePaths>,
+    pub cpus: usize,
+}
+
+/// The report and the raw repetitions.
+#[derive(Debug)]
+pub struct Finished {
+    pub report: Report,
+    pub outcomes: Vec<Outcome>,
+}
+
+/// One run of one cell, in plan order.
+struct Step<'a> {
+    case: &'a Case,
+    workload: Workload,
+    rep: u32,
+}
+
+/// Run `plan`; `unsupported` is what validation found (those cases are skipped).
+pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<Finished, String> {
+    let started = crate::machine::utc_now();
+    let clock = Instant::now();
+    let cells_dir = setup.out_dir.join("cells");
+    std::fs::create_dir_all(&cells_dir).map_err(|e| format!("creating {}: {e}", cells_dir.display()))?;
+    let runnable: Vec<&Case> =
+        plan.cases.iter().zip(unsupported).filter(|(_, u)| u.is_none()).map(|(c, _)| c).collect();
+    let any_rdma = runnable.iter().any(|c| c.is_rdma());
+    let server = match &setup.target {
+        Some(_) => None,
+        None => Some(EmbeddedServer::start(&embedded_config(plan, &runnable, setup, any_rdma)?)?),
+    };
+    let target = setup.target.clone().unwrap_or_else(|| "127.0.0.1:/export".to_string());
+    let client = ClientSetup {
+        exe: setup.exe.clone(),
+        target: target.clone(),
+        ports: server.as_ref().map(|s| (s.nfs_port, s.rdma_port)),
+        rdma_provider: setup.rdma_provider.clone(),
+        cpus: setup.cpus,
+    };
+    let sampler = server.as_ref().map(|s| CpuSampler::start(s.pid(), CLK_TCK));
+    let steps = steps(plan, &runnable);
+    let per_cell = plan.runtime + plan.ramp + Duration::from_millis(150);
+    let wire_time = wire_duration(plan);
+    let planned = per_cell * steps.len() as u32 + wire_time * 4;
+    let mut progress = PlanProgress::new(steps.len(), planned);
+
+    // Files first, unmeasured, over the baseline case.
+    let base_case = runnable.iter().find(|c| c.name == plan.baseline).copied().unwrap_or(runnable[0]);
+    for (job, (w, numjobs)) in files_to_lay_out(plan) {
+        progress.start(&format!("laying out {job}'s files"));
+        let json = setup.out_dir.join(format!("layout-{job}.json"));
+        client.lay_out(base_case, &w, numjobs, &json).map_err(|e| format!("laying out {job}'s files: {e}"))?;
+    }
+
+    let mut notes = Vec::new();
+    let wire = if plan.wire {
+        let paths = match &server {
+            Some(s) => Some(WirePaths { tcp: s.baseline_tcp, rdma: s.baseline_rdma }),
+            None => setup.wire_peer.clone(),
+        };
+        match paths {
+            Some(paths) => {
+                progress.start("wire baselines");
+                measure_wire(&paths, &runnable, setup.provider.clone(), wire_time)?
+            }
+            None => {
+                notes.push(
+                    "wire baselines not measured: run `nfsbench serve --baseline-listen ADDR:PORT` on the server \
+                     host and give --wire-peer ADDR:PORT"
+                        .to_string(),
+                );
+                Vec::new()
+            }
+        }
+    } else {
+        Vec::new()
+    };
+
+    let mut outcomes = Vec::new();
+    for step in &steps {
+        let what = format!("{} × {} rep {}/{}", step.case.name, step.workload.name, step.rep, plan.reps);
+        progress.start(&what);
+        let file =
+            format!("cells/{}--{}--{}.json", step.case.name, step.workload.name.replace(['@', '='], "_"), step.rep);
+        let json = setup.out_dir.join(&file);
+        let measure = client
+            .run_cell(step.case, &step.workload, plan.runtime, plan.ramp, &json)
+            .map_err(|e| with_server_log(e, server.as_ref()))?;
+        let server_cpu_s = sampler.as_ref().and_then(|s| {
+            let end = measure.end_ms as f64;
+            s.cpu_between(end - measure.runtime_s * 1e3, end)
+        });
+        let figure = headline(step.workload.metric, &measure);
+        progress.finish(&what, per_cell, &format!("{:.0} {}", figure, step.workload.metric.unit()));
+        outcomes.push(Outcome {
+            case: step.case.name.clone(),
+            workload: step.workload.name.clone(),
+            rep: step.rep,
+            measure,
+            server_cpu_s,
+            file,
+        });
+    }
+    drop(progress);
+    if outcomes.iter().any(|o| o.measure.transport.contains("soft")) {
+        notes.push(
+            "RDMA ran over nfsbench's soft provider (shared memory between processes on this host, no RDMA device): \
+             it stands in for an RDMA NIC, and this host's CPUs do the copies a NIC would do."
+                .to_string(),
+        );
+    }
+    if server.is_some() {
+        notes.push(
+            "client and server share this host: host-wide CPU counts both (and the kernel's work for both)".to_string(),
+        );
+    }
+    let context = Context {
+        started,
+        duration_s: clock.elapsed().as_secs_f64(),
+        machine: crate::machine::describe(setup.cpus),
+        target: match &setup.target {
+            Some(t) => t.clone(),
+            None => format!("embedded RAM server (nfsbench serve, mem:) on {}", loopback_list(plan, &runnable)),
+        },
+        notes,
+    };
+    let report = summarize(plan, unsupported, &outcomes, wire, context);
+    Ok(Finished { report, outcomes })
+}
+
+/// The order the cells run in.
+fn steps<'a>(plan: &'a Plan, cases: &[&'a Case]) -> Vec<Step<'a>> {
+    let mut steps = Vec::new();
+    for rep in 1..=plan.reps {
+        let ordered: Vec<&Case> = if rep % 2 == 1 { cases.to_vec() } else { cases.iter().rev().copied().collect() };
+        for w in &plan.workloads {
+            for case in &ordered {
+                steps.push(Step { case, workload: w.clone(), rep });
+            }
+        }
+    }
+    for sweep in &plan.sweeps {
+        let sweep_cases: Vec<&Case> =
+            plan.sweep_cases(sweep).filter(|c| cases.iter().any(|k| k.name == c.name)).collect();
+        for rep in 1..=plan.reps {
+            for w in plan.sweep_workloads(sweep) {
+                for case in &sweep_cases {
+                    steps.push(Step { case, workload: w.clone(), rep });
+                }
+            }
+        }
+    }
+    steps
+}
+
+/// Each fio job name's workload with the most jobs any cell gives it.
+fn files_to_lay_out(plan: &Plan) -> BTreeMap<String, (Workload, u32)> {
+    let mut files: BTreeMap<String, (Workload, u32)> = BTreeMap::new();
+    for w in &plan.workloads {
+        let mut numjobs = w.numjobs;
+        for s in plan.sweeps.iter().filter(|s| s.workload == w.name && s.parameter == SweepParameter::Numjobs) {
+            numjobs = numjobs.max(s.values.iter().copied().max().unwrap_or(0) as u32);
+        }
+        files.insert(w.job_name.clone(), (w.clone(), numjobs));
+    }
+    files
+}
+
+fn wire_duration(plan: &Plan) -> Duration {
+    (plan.runtime / 2).clamp(Duration::from_millis(200), Duration::from_secs(1))
+}
+
+/// The server's configuration: every loopback address the cases name, room for every file plus 1 GiB,
+/// RDMA with the largest credits and inline threshold any case asks for.
+fn embedded_config(plan: &Plan, cases: &[&Case], setup: &Setup, rdma: bool) -> Result<EmbeddedConfig, String> {
+    let addrs = loopback_addrs(cases)?;
+    let files: u64 = files_to_lay_out(plan).values().map(|(w, n)| w.size * u64::from(*n)).sum();
+    Ok(EmbeddedConfig {
+        exe: setup.exe.clone(),
+        addrs,
+        mem_bytes: files + (1 << 30),
+        rdma_provider: rdma.then(|| setup.rdma_provider.clone()),
+        rdma_credits: cases.iter().filter_map(|c| c.rdma_credits).max(),
+        rdma_inline: cases.iter().filter_map(|c| c.rdma_inline).max(),
+        dir: setup.out_dir.clone(),
+    })
+}
+
+/// 127.0.0.1 and every address of the cases' remoteports, which must be loopback addresses: the
+/// embedded server listens on them and on nothing else.
+fn loopback_addrs(cases: &[&Case]) -> Result<Vec<IpAddr>, String> {
+    let mut addrs = vec![IpAddr::V4(Ipv4Addr::LOCALHOST)];
+    for case in cases {
+        let spec = MountSpec::parse("127.0.0.1:/export", Some(&case.mount_options()))
+            .map_err(|e| format!("case '{}': {e}", case.name))?;
+        for a in spec.remoteports {
+            if !a.is_loopback() {
+                return Err(format!(
+                    "case '{}': remoteports address {a} is not a loopback address; the embedded server listens on \
+                     loopback only (give --target to measure a server on other addresses)",
+                    case.name
+                ));
+            }
+            if !addrs.contains(&a) {
+                addrs.push(a);
+            }
+        }
+    }
+    Ok(addrs)
+}
+
+fn loopback_list(plan: &Plan, cases: &[&Case]) -> String {
+    let _ = plan;
+    loopback_addrs(cases)
+        .map_or_else(|_| "127.0.0.1".into(), |a| a.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "))
+}
+
+fn with_server_log(e: String, server: Option<&EmbeddedServer>) -> String {
+    match server {
+        Some(s) => format!("{e} (server log: {})", s.log_tail()),
+        None => e,
+    }
+}

@@ -1,0 +1,29 @@
+//! `nfsbench compare`: a plan of test cases (named mount-option sets, as in the published NFS/RDMA
+//! studies) × workloads (fio jobs) × repetitions, run against one target — by default the embedded RAM
+//! server on loopback — with the transports' own wire figures beside them, summarised as means with 95%
+//! intervals and paired ratios against a baseline case, and rendered for a terminal, Markdown, CSV and a
+//! self-contained HTML report.
+//!
+//! - [`plan`], [`plan_file`], [`validate`]: what to run (TOML plans, the defaults, checks).
+//! - [`execute`]: running it — [`embedded`] server, one `nfsbench run` child per repetition ([`cell`]),
+//!   the server's CPU sampled ([`cpu_sampler`]), [`wire`] baselines, [`progress`].
+//! - [`measure`], [`stats`], [`summarize`]: from fio JSON to the [`model::Report`].
+//! - [`render`] and [`output`]: the files of a comparison.
+
+pub mod cell;
+pub mod cpu_sampler;
+pub mod embedded;
+pub mod execute;
+pub mod machine;
+pub mod measure;
+pub mod model;
+pub mod output;
+pub mod plan;
+pub mod plan_file;
+pub mod progress;
+pub mod render;
+pub mod size;
+pub mod stats;
+pub mod summarize;
+pub mod validate;
+pub mod wire;

@@ -1,0 +1,134 @@
+//! What one repetition of one cell measured, read from the fio JSON (json+) that `nfsbench run` wrote.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// One run's figures.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RepMeasure {
+    /// Bytes read + written in the measured window.
+    pub bytes: u64,
+    /// I/Os completed in the measured window.
+    pub ios: u64,
+    pub bandwidth_mbs: f64,
+    pub iops: f64,
+    /// Mean completion latency over both directions, µs.
+    pub clat_mean_us: f64,
+    /// Completion-latency histogram, ns bucket value → count, both directions.
+    pub clat_bins: BTreeMap<u64, u64>,
+    /// The measured window, s.
+    pub runtime_s: f64,
+    /// When the report was written (end of the window, within the unmount), ms since the epoch.
+    pub end_ms: u64,
+    /// The client process's CPU-seconds over the window.
+    pub client_cpu_s: f64,
+    /// The whole host's busy CPU-seconds over the window (every process, irq, softirq).
+    pub host_cpu_s: f64,
+    /// The transport the client reported ("rdma (soft (...))").
+    pub transport: String,
+}
+
+/// Read a json+ document; `cpus` is this host's CPU count (the host figures are shares of all CPUs).
+pub fn from_fio_json(doc: &Value, cpus: usize) -> Result<RepMeasure, String> {
+    let jobs = doc["jobs"].as_array().filter(|j| !j.is_empty()).ok_or("no jobs in the result")?;
+    let mut m = RepMeasure {
+        runtime_s: doc["nfsbench"]["runtime_ms"].as_f64().unwrap_or(0.0) / 1e3,
+        end_ms: doc["timestamp_ms"].as_u64().unwrap_or(0),
+        transport: doc["nfsbench"]["notes"]["transport"].as_str().unwrap_or("").to_string(),
+        ..RepMeasure::default()
+    };
+    let mut clat_weighted = 0.0;
+    let mut host_busy_pct = 0.0;
+    for job in jobs {
+        if job["error"].as_i64().unwrap_or(0) != 0 {
+            return Err(format!("job {} failed with error {}", job["jobname"], job["error"]));
+        }
+        for dir in ["read", "write"] {
+            let d = &job[dir];
+            let ios = d["total_ios"].as_u64().unwrap_or(0);
+            m.bytes += d["io_bytes"].as_u64().unwrap_or(0);
+            m.ios += ios;
+            m.bandwidth_mbs += d["bw_bytes"].as_f64().unwrap_or(0.0) / 1e6;
+            m.iops += d["iops"].as_f64().unwrap_or(0.0);
+            clat_weighted += d["clat_ns"]["mean"].as_f64().unwrap_or(0.0) * ios as f64;
+            if let Some(bins) = d["clat_ns"]["bins"].as_object() {
+                for (k, v) in bins {
+                    if let (Ok(ns), Some(count)) = (k.parse::<u64>(), v.as_u64()) {
+                        *m.clat_bins.entry(ns).or_default() += count;
+                    }
+                }
+            }
+        }
+        let cpu_pct = job["usr_cpu"].as_f64().unwrap_or(0.0) + job["sys_cpu"].as_f64().unwrap_or(0.0);
+        m.client_cpu_s += cpu_pct / 100.0 * job["job_runtime"].as_f64().unwrap_or(0.0) / 1e3;
+        let host = &job["nfsbench_host_cpu"];
+        host_busy_pct = host["usr"].as_f64().unwrap_or(0.0) + host["sys"].as_f64().unwrap_or(0.0);
+    }
+    if m.ios > 0 {
+        m.clat_mean_us = clat_weighted / m.ios as f64 / 1e3;
+    }
+    m.host_cpu_s = host_busy_pct / 100.0 * cpus as f64 * m.runtime_s;
+    Ok(m)
+}
+
+/// Percentiles (µs) of a merged histogram at each of `points` (percent).
+pub fn percentiles_us(bins: &BTreeMap<u64, u64>, points: &[f64]) -> Vec<(f64, f64)> {
+    let total: u64 = bins.values().sum();
+    if total == 0 {
+        return Vec::new();
+    }
+    points
+        .iter()
+        .map(|&p| {
+            let rank = ((p / 100.0) * total as f64).ceil().max(1.0) as u64;
+            let mut seen = 0;
+            let value = bins
+                .iter()
+                .find(|(_, &count)| {
+                    seen += count;
+                    seen >= rank
+                })
+                .map_or(0, |(&ns, _)| ns);
+            (p, value as f64 / 1e3)
+        })
+        .collect()
+}
+
+/// The percentiles the reports draw.
+pub const PERCENTILE_POINTS: [f64; 13] = [1.0, 5.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_grouped_job_gives_sums_weighted_latency_and_cpu_seconds() {
+        let doc = json!({
+            "timestamp_ms": 1000u64,
+            "nfsbench": {"runtime_ms": 2000, "notes": {"transport": "tcp"}},
+            "jobs": [{
+                "jobname": "sr", "error": 0, "job_runtime": 4000, "usr_cpu": 10.0, "sys_cpu": 5.0,
+                "nfsbench_host_cpu": {"usr": 30.0, "sys": 20.0, "idle": 50.0},
+                "read": {"io_bytes": 2_000_000_000u64, "total_ios": 1000, "bw_bytes": 1e9, "iops": 500.0,
+                         "clat_ns": {"mean": 2000.0, "bins": {"1000": 500, "3000": 500}}},
+                "write": {"io_bytes": 0, "total_ios": 0, "bw_bytes": 0, "iops": 0.0, "clat_ns": {"mean": 0.0}}
+            }]
+        });
+        let m = from_fio_json(&doc, 2).expect("parses");
+        assert_eq!((m.bytes, m.ios), (2_000_000_000, 1000));
+        assert!((m.bandwidth_mbs - 1000.0).abs() < 1e-9);
+        assert!((m.clat_mean_us - 2.0).abs() < 1e-9);
+        assert!((m.client_cpu_s - 0.6).abs() < 1e-9, "15% of 4 job-seconds");
+        assert!((m.host_cpu_s - 2.0).abs() < 1e-9, "50% of 2 CPUs for 2 s");
+        assert_eq!(percentiles_us(&m.clat_bins, &[50.0, 50.1, 100.0]), vec![(50.0, 1.0), (50.1, 3.0), (100.0, 3.0)]);
+    }
+
+    #[test]
+    fn a_failed_job_or_an_empty_document_is_an_error() {
+        assert!(from_fio_json(&json!({"jobs": []}), 1).is_err());
+        let failed = json!({"jobs": [{"jobname": "x", "error": 5}]});
+        assert!(from_fio_json(&failed, 1).unwrap_err().contains("error 5"));
+        assert!(percentiles_us(&BTreeMap::new(), &[50.0]).is_empty());
+    }
+}

@@ -1,0 +1,194 @@
+//! The results of a comparison as every output renders them (terminal, Markdown, CSV, HTML): plain data,
+//! serialisable, so that a report can be re-rendered from `report.json` and tests can build one by hand.
+
+use serde::{Deserialize, Serialize};
+
+/// A whole comparison: what ran, where, and what came out.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Report {
+    /// The plan's title, e.g. "TCP vs RDMA on the embedded RAM server".
+    pub title: String,
+    /// When the comparison started, UTC, "2026-11-22 11:40:03 UTC".
+    pub started: String,
+    /// Wall-clock seconds the whole plan took.
+    pub duration_s: f64,
+    /// The client host: "hostname: 2 CPUs (model), 24 GiB, Linux 6.1.0-...".
+    pub machine: String,
+    /// What was measured against: "embedded RAM server (nfsbench serve, mem:6GiB) on 127.0.0.1" or the target.
+    pub target: String,
+    /// Facts every reader must see, e.g. "RDMA over the soft provider: it stands in for an RDMA NIC ...".
+    pub notes: Vec<String>,
+    /// Repetitions per cell.
+    pub reps: u32,
+    /// The case every ratio is taken against.
+    pub baseline_case: String,
+    pub cases: Vec<CaseRow>,
+    pub workloads: Vec<WorkloadRow>,
+    /// One per (case, workload) that ran; unsupported cases have none.
+    pub cells: Vec<Cell>,
+    /// Every case but the baseline against the baseline, per workload.
+    pub ratios: Vec<Ratio>,
+    /// Raw transport figures of the same paths, measured in the same run.
+    pub wire: Vec<WireBaseline>,
+    /// Scaling sweeps (iodepth, numjobs, block size), when the plan asks for them.
+    pub sweeps: Vec<Sweep>,
+}
+
+/// One test case: a named set of mount options, as in the published studies' tables.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct CaseRow {
+    pub name: String,
+    /// "3", "4.1", ...
+    pub vers: String,
+    /// "tcp" or "rdma".
+    pub proto: String,
+    pub nconnect: u32,
+    /// remoteports as given ("127.0.0.1-127.0.0.2"), if any.
+    pub remoteports: Option<String>,
+    pub rsize: Option<u64>,
+    pub wsize: Option<u64>,
+    pub rdma_credits: Option<u32>,
+    pub rdma_inline: Option<u32>,
+    /// The `-o` string the client ran with.
+    pub mount_options: String,
+    /// What carried the I/O, as the client reported it: "tcp", "rdma (soft (shared memory, one host))".
+    pub transport: String,
+    /// Why the case did not run ("NFSv4 is not supported yet"); such a case has no cells.
+    pub unsupported: Option<String>,
+}
+
+/// What the headline figure of a workload is.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Metric {
+    /// MB/s (10^6 bytes per second), for large sequential transfers.
+    #[default]
+    Bandwidth,
+    /// I/Os per second, for small random transfers.
+    Iops,
+}
+
+impl Metric {
+    /// The unit as printed: "MB/s" or "IOPS".
+    pub fn unit(self) -> &'static str {
+        match self {
+            Metric::Bandwidth => "MB/s",
+            Metric::Iops => "IOPS",
+        }
+    }
+}
+
+/// One workload: a fio job.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct WorkloadRow {
+    pub name: String,
+    /// "1 MiB sequential read, iodepth 8, 2 jobs".
+    pub description: String,
+    /// fio's rw: read, write, randread, randwrite, ...
+    pub rw: String,
+    /// Block size in bytes.
+    pub bs: u64,
+    pub iodepth: u32,
+    pub numjobs: u32,
+    pub metric: Metric,
+}
+
+/// A mean with its 95% confidence interval (Student's t over the repetitions); `lo == hi == mean`
+/// when there was one repetition (`n == 1`: no interval).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Estimate {
+    pub mean: f64,
+    pub lo: f64,
+    pub hi: f64,
+    pub n: u32,
+}
+
+/// The repetitions of one workload under one case, summarised.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Cell {
+    pub case: String,
+    pub workload: String,
+    /// MB/s over all jobs.
+    pub bandwidth_mbs: Estimate,
+    pub iops: Estimate,
+    /// Mean completion latency, µs.
+    pub clat_mean_us: Estimate,
+    /// Completion-latency percentiles from the repetitions' histograms merged: (percentile, µs),
+    /// ascending, e.g. (50.0, 212.0), (99.0, 480.0), (99.99, 1210.0).
+    pub clat_percentiles_us: Vec<(f64, f64)>,
+    /// Host-wide CPU (every process, kernel threads, irq and softirq) in CPU-seconds per GB moved.
+    pub host_cpu_per_gb: Estimate,
+    /// Host-wide CPU-seconds per million I/Os.
+    pub host_cpu_per_mio: Estimate,
+    /// The client process's CPU-seconds per GB.
+    pub client_cpu_per_gb: Estimate,
+    /// The server process's CPU-seconds per GB, when the server runs on this host.
+    pub server_cpu_per_gb: Option<Estimate>,
+    /// Mean bandwidth as a fraction of the path's wire bandwidth (`WireBaseline::bandwidth_mbs`).
+    pub efficiency: Option<f64>,
+    /// The repetitions' fio JSON files, relative to the output directory ("cells/rdma--seq-read-1m--1.json").
+    pub files: Vec<String>,
+}
+
+/// How a ratio's interval lies against 1.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The whole interval is above 1.
+    Higher,
+    /// The whole interval is below 1.
+    Lower,
+    /// The interval straddles 1 (or there is no interval): no difference shown.
+    #[default]
+    NoDifference,
+}
+
+/// `case` against `baseline` for one workload's headline metric.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Ratio {
+    pub case: String,
+    pub baseline: String,
+    pub workload: String,
+    pub metric: Metric,
+    /// The ratio and its 95% interval (paired repetitions, see `stats`).
+    pub ratio: Estimate,
+    pub verdict: Verdict,
+}
+
+/// A transport's own figures on the path the storage traffic took (what iperf, ib_write_bw and qperf
+/// report), for showing storage results as a fraction of their wire.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct WireBaseline {
+    /// "tcp" or "rdma".
+    pub proto: String,
+    /// Connections (TCP) or queue pairs (RDMA) used at once: the cases with this `nconnect` are
+    /// compared with it.
+    pub connections: u32,
+    /// "TCP stream, 127.0.0.1, 1 connection" or "RDMA Write, soft provider, 1 MiB messages, 16 in flight".
+    pub description: String,
+    /// Streaming bandwidth, MB/s.
+    pub bandwidth_mbs: f64,
+    /// Ping-pong round trip of a small message, µs (median).
+    pub round_trip_us: f64,
+}
+
+/// A scaling curve: one workload's headline metric as one parameter varies, per case.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Sweep {
+    /// "iodepth", "numjobs" or "bs".
+    pub parameter: String,
+    pub workload: String,
+    pub metric: Metric,
+    pub points: Vec<SweepPoint>,
+}
+
+/// One measured point of a sweep.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct SweepPoint {
+    pub case: String,
+    /// The parameter's value (block size in bytes for "bs").
+    pub x: f64,
+    /// The value as printed: "32", "4 KiB".
+    pub label: String,
+    pub value: Estimate,
+}

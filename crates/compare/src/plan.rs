@@ -1,0 +1,303 @@
+//! A comparison plan: test cases (named mount-option sets) × workloads (fio jobs) × repetitions, plus
+//! optional scaling sweeps. Built from a TOML file ([`crate::plan_file`]), from the defaults
+//! ([`Plan::default_for`]) and from command-line shorthands; validated before anything runs.
+
+use crate::model::Metric;
+use crate::size::{fio_size, format_size};
+use std::time::Duration;
+
+/// What to run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub title: String,
+    pub reps: u32,
+    /// The case ratios are taken against (the first case when the plan names none).
+    pub baseline: String,
+    /// Measured time per cell (fio's runtime, time_based).
+    pub runtime: Duration,
+    /// Unmeasured warm-up per cell (fio's ramp_time).
+    pub ramp: Duration,
+    pub cases: Vec<Case>,
+    pub workloads: Vec<Workload>,
+    pub sweeps: Vec<SweepSpec>,
+    /// Measure the transports' own bandwidth and round trip (the wire baselines).
+    pub wire: bool,
+}
+
+/// A named set of mount options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case {
+    pub name: String,
+    pub vers: String,
+    pub proto: String,
+    pub nconnect: u32,
+    pub remoteports: Option<String>,
+    pub rsize: Option<u64>,
+    pub wsize: Option<u64>,
+    /// Further mount options, appended as written.
+    pub options: Option<String>,
+    pub rdma_credits: Option<u32>,
+    pub rdma_inline: Option<u32>,
+}
+
+impl Case {
+    /// A case from a name and a mount option string ("vers=3,proto=rdma,nconnect=2"): vers, proto,
+    /// nconnect, remoteports, rsize and wsize become fields, the rest stays in `options`.
+    pub fn from_options(name: &str, options: &str) -> Case {
+        let mut case = Case {
+            name: name.to_string(),
+            vers: "3".into(),
+            proto: "tcp".into(),
+            nconnect: 1,
+            remoteports: None,
+            rsize: None,
+            wsize: None,
+            options: None,
+            rdma_credits: None,
+            rdma_inline: None,
+        };
+        let mut rest = Vec::new();
+        for item in options.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (key, value) = item.split_once('=').map_or((item, None), |(k, v)| (k, Some(v)));
+            match (key, value) {
+                ("vers" | "nfsvers", Some(v)) => case.vers = v.to_string(),
+                ("proto", Some(v)) => case.proto = v.to_string(),
+                ("tcp" | "rdma", None) => case.proto = key.to_string(),
+                ("nconnect", Some(v)) if v.parse::<u32>().is_ok() => case.nconnect = v.parse().unwrap_or(1),
+                ("remoteports", Some(v)) => case.remoteports = Some(v.to_string()),
+                ("rsize", Some(v)) if v.parse::<u64>().is_ok() => case.rsize = v.parse().ok(),
+                ("wsize", Some(v)) if v.parse::<u64>().is_ok() => case.wsize = v.parse().ok(),
+                _ => rest.push(item),
+            }
+        }
+        if !rest.is_empty() {
+            case.options = Some(rest.join(","));
+        }
+        case
+    }
+
+    /// The `-o` string of this case, without ports (the runner adds those for the embedded server).
+    pub fn mount_options(&self) -> String {
+        let mut o = format!("vers={},proto={}", self.vers, self.proto);
+        if self.nconnect != 1 {
+            o.push_str(&format!(",nconnect={}", self.nconnect));
+        }
+        if let Some(r) = &self.remoteports {
+            o.push_str(&format!(",remoteports={r}"));
+        }
+        if let Some(r) = self.rsize {
+            o.push_str(&format!(",rsize={r}"));
+        }
+        if let Some(w) = self.wsize {
+            o.push_str(&format!(",wsize={w}"));
+        }
+        if let Some(extra) = &self.options {
+            o.push(',');
+            o.push_str(extra);
+        }
+        o
+    }
+
+    pub fn is_rdma(&self) -> bool {
+        self.proto == "rdma"
+    }
+}
+
+/// One fio job, run as its own group.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Workload {
+    /// The name in reports (a sweep point's is "rand-read-4k@iodepth=32").
+    pub name: String,
+    /// fio's job name, which names its files ("NAME.JOB.0"): a sweep's points share their workload's.
+    pub job_name: String,
+    pub rw: String,
+    pub bs: u64,
+    pub iodepth: u32,
+    pub numjobs: u32,
+    /// Bytes per job's file.
+    pub size: u64,
+    pub metric: Metric,
+    /// Include the final fsync (COMMIT) in the measured time (fio's end_fsync; iozone's -e).
+    pub end_fsync: bool,
+    /// Further fio options, `--key=value`.
+    pub fio: Vec<(String, String)>,
+}
+
+impl Workload {
+    /// A workload whose headline metric follows from its block size: bandwidth from 64 KiB up.
+    pub fn new(name: &str, rw: &str, bs: u64, iodepth: u32, numjobs: u32, size: u64) -> Workload {
+        Workload {
+            name: name.into(),
+            job_name: name.into(),
+            rw: rw.into(),
+            bs,
+            iodepth,
+            numjobs,
+            size,
+            metric: metric_for(bs),
+            end_fsync: false,
+            fio: Vec::new(),
+        }
+    }
+
+    /// "1 MiB sequential read, iodepth 8, 2 jobs".
+    pub fn description(&self) -> String {
+        let pattern = match self.rw.as_str() {
+            "read" => "sequential read",
+            "write" => "sequential write",
+            "randread" => "random read",
+            "randwrite" => "random write",
+            "rw" | "readwrite" => "sequential read/write",
+            "randrw" => "random read/write",
+            other => other,
+        };
+        let jobs = if self.numjobs == 1 { "1 job".to_string() } else { format!("{} jobs", self.numjobs) };
+        let fsync = if self.end_fsync { ", fsync timed" } else { "" };
+        format!("{} {pattern}, iodepth {}, {jobs}{fsync}", format_size(self.bs), self.iodepth)
+    }
+
+    /// Whether the job writes (its files are laid out before the first measurement).
+    pub fn writes(&self) -> bool {
+        self.rw.contains("write") || self.rw == "rw" || self.rw == "randrw" || self.rw == "trimwrite"
+    }
+
+    /// The fio options of one measured run.
+    pub fn fio_args(&self, runtime: Duration, ramp: Duration) -> Vec<String> {
+        let mut args = vec![
+            format!("--name={}", self.job_name),
+            format!("--rw={}", self.rw),
+            format!("--bs={}", fio_size(self.bs)),
+            format!("--iodepth={}", self.iodepth),
+            format!("--numjobs={}", self.numjobs),
+            format!("--size={}", fio_size(self.size)),
+            format!("--runtime={}ms", runtime.as_millis().max(1)),
+            "--time_based".into(),
+            "--direct=1".into(),
+            "--group_reporting".into(),
+        ];
+        if !ramp.is_zero() {
+            args.push(format!("--ramp_time={}ms", ramp.as_millis()));
+        }
+        if self.end_fsync {
+            args.push("--end_fsync=1".into());
+        }
+        args.extend(self.fio.iter().map(|(k, v)| format!("--{k}={v}")));
+        args
+    }
+}
+
+/// Bandwidth is the headline for 64 KiB blocks and larger, IOPS below.
+pub fn metric_for(bs: u64) -> Metric {
+    if bs >= 64 << 10 {
+        Metric::Bandwidth
+    } else {
+        Metric::Iops
+    }
+}
+
+/// A scaling sweep: one workload re-run with one parameter taking each value, for the chosen cases.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SweepSpec {
+    pub parameter: SweepParameter,
+    pub values: Vec<u64>,
+    pub workload: String,
+    /// Empty: every supported case.
+    pub cases: Vec<String>,
+}
+
+/// What a sweep varies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SweepParameter {
+    Iodepth,
+    Numjobs,
+    BlockSize,
+}
+
+impl SweepParameter {
+    pub fn parse(text: &str) -> Option<SweepParameter> {
+        match text {
+            "iodepth" => Some(SweepParameter::Iodepth),
+            "numjobs" => Some(SweepParameter::Numjobs),
+            "bs" | "blocksize" => Some(SweepParameter::BlockSize),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SweepParameter::Iodepth => "iodepth",
+            SweepParameter::Numjobs => "numjobs",
+            SweepParameter::BlockSize => "bs",
+        }
+    }
+
+    /// `workload` with this parameter set to `value`, named "<name>@<param>=<value>" in reports; its fio
+    /// job name (and so its files) stays the workload's.
+    pub fn apply(self, workload: &Workload, value: u64) -> Workload {
+        let mut w = workload.clone();
+        let label = self.label(value);
+        match self {
+            SweepParameter::Iodepth => w.iodepth = value as u32,
+            SweepParameter::Numjobs => w.numjobs = value as u32,
+            SweepParameter::BlockSize => w.bs = value,
+        }
+        w.name = format!("{}@{}={}", workload.name, self.name(), label.replace(' ', ""));
+        w
+    }
+
+    /// The value as printed: "32", "4 KiB".
+    pub fn label(self, value: u64) -> String {
+        match self {
+            SweepParameter::BlockSize => format_size(value),
+            _ => value.to_string(),
+        }
+    }
+}
+
+impl Plan {
+    /// The default comparison: TCP, TCP with 4 connections, RDMA, RDMA over 2 queue pairs; the four
+    /// measurements of the published studies; 3 repetitions of 2 s (≈ 2 minutes on 2 cores).
+    pub fn default_for(defaults: crate::plan_file::Defaults) -> Plan {
+        let (nj, size) = (defaults.numjobs, defaults.size);
+        Plan {
+            title: "NFS over TCP vs RPC-over-RDMA".into(),
+            reps: 3,
+            baseline: "tcp".into(),
+            runtime: Duration::from_secs(2),
+            ramp: Duration::from_millis(500),
+            cases: vec![
+                Case::from_options("tcp", "vers=3,proto=tcp"),
+                Case::from_options("tcp-nconnect4", "vers=3,proto=tcp,nconnect=4"),
+                Case::from_options("rdma", "vers=3,proto=rdma"),
+                Case::from_options("rdma-2qp", "vers=3,proto=rdma,nconnect=2"),
+            ],
+            workloads: vec![
+                Workload::new("seq-read-1m", "read", 1 << 20, 8, nj, size),
+                Workload::new("seq-write-1m", "write", 1 << 20, 8, nj, size),
+                Workload::new("rand-read-4k", "randread", 4 << 10, 32, nj, size),
+                Workload::new("rand-write-4k", "randwrite", 4 << 10, 32, nj, size),
+            ],
+            sweeps: Vec::new(),
+            wire: true,
+        }
+    }
+
+    /// `--quick`: every cell 300 ms after a 100 ms ramp (≈ 20 s for the default plan).
+    pub fn make_quick(&mut self) {
+        self.runtime = Duration::from_millis(300);
+        self.ramp = Duration::from_millis(100);
+    }
+
+    /// The cells of one repetition that a sweep adds: (case, workload) pairs.
+    pub fn sweep_workloads(&self, sweep: &SweepSpec) -> Vec<Workload> {
+        let Some(base) = self.workloads.iter().find(|w| w.name == sweep.workload) else {
+            return Vec::new();
+        };
+        sweep.values.iter().map(|&v| sweep.parameter.apply(base, v)).collect()
+    }
+
+    /// The cases a sweep runs (all when it names none).
+    pub fn sweep_cases<'a>(&'a self, sweep: &'a SweepSpec) -> impl Iterator<Item = &'a Case> + 'a {
+        self.cases.iter().filter(move |c| sweep.cases.is_empty() || sweep.cases.contains(&c.name))
+    }
+}

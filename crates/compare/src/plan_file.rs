@@ -1,0 +1,226 @@
+//! The plan file (TOML) and the built-in plans. Unknown keys are refused by name, so a typo never
+//! silently changes what is measured.
+//!
+//! ```toml
+//! title = "TCP vs RDMA"
+//! reps = 3                 # repetitions per cell
+//! baseline = "tcp"         # ratios are against this case
+//! runtime = "2s"           # measured time per cell; ramp_time = "500ms" before it
+//! wire = true              # measure the transports' own bandwidth and round trip too
+//!
+//! [[case]]                 # as many as wanted
+//! name = "rdma-2qp"
+//! vers = "3"               # or 3
+//! proto = "rdma"
+//! nconnect = 2
+//! # remoteports = "127.0.0.1-127.0.0.2", rsize = 1048576, wsize = 1048576,
+//! # options = "timeo=600", rdma_credits = 128, rdma_inline = "4k"
+//!
+//! [[workload]]
+//! name = "seq-read-1m"
+//! rw = "read"
+//! bs = "1m"
+//! iodepth = 8
+//! numjobs = 2
+//! size = "256m"            # per job; metric = "bandwidth" | "iops" (default: by block size)
+//! # end_fsync = true       # the final COMMIT counts in the measured time
+//! # fio = { verify = "crc32c" }
+//!
+//! [[sweep]]
+//! parameter = "iodepth"    # iodepth | numjobs | bs
+//! values = [1, 4, 16, 64]  # for bs: sizes, e.g. ["4k", "64k", "1m", "16m"]
+//! workload = "rand-read-4k"
+//! cases = ["tcp", "rdma"]  # default: every case
+//! ```
+
+use crate::model::Metric;
+use crate::plan::{metric_for, Case, Plan, SweepParameter, SweepSpec, Workload};
+use crate::size::parse_size;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct PlanFile {
+    title: Option<String>,
+    reps: Option<u32>,
+    baseline: Option<String>,
+    runtime: Option<String>,
+    ramp_time: Option<String>,
+    wire: Option<bool>,
+    #[serde(default)]
+    case: Vec<CaseFile>,
+    #[serde(default)]
+    workload: Vec<WorkloadFile>,
+    #[serde(default)]
+    sweep: Vec<SweepFile>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(untagged)]
+enum Scalar {
+    Int(u64),
+    Float(f64),
+    Text(String),
+}
+
+impl Scalar {
+    fn text(&self) -> String {
+        match self {
+            Scalar::Int(i) => i.to_string(),
+            Scalar::Float(f) => f.to_string(),
+            Scalar::Text(t) => t.clone(),
+        }
+    }
+
+    fn size(&self, what: &str) -> Result<u64, String> {
+        match self {
+            Scalar::Int(i) => Ok(*i),
+            _ => parse_size(&self.text()).ok_or_else(|| format!("{what} '{}' is not a size", self.text())),
+        }
+    }
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct CaseFile {
+    name: String,
+    vers: Option<Scalar>,
+    proto: Option<String>,
+    nconnect: Option<u32>,
+    remoteports: Option<String>,
+    rsize: Option<Scalar>,
+    wsize: Option<Scalar>,
+    options: Option<String>,
+    rdma_credits: Option<u32>,
+    rdma_inline: Option<Scalar>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct WorkloadFile {
+    name: String,
+    rw: String,
+    bs: Scalar,
+    iodepth: Option<u32>,
+    numjobs: Option<u32>,
+    size: Option<Scalar>,
+    metric: Option<Metric>,
+    end_fsync: Option<bool>,
+    #[serde(default)]
+    fio: BTreeMap<String, Scalar>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct SweepFile {
+    parameter: String,
+    values: Vec<Scalar>,
+    workload: String,
+    #[serde(default)]
+    cases: Vec<String>,
+}
+
+/// Defaults the machine decides: jobs per workload and bytes per job.
+#[derive(Clone, Copy, Debug)]
+pub struct Defaults {
+    pub numjobs: u32,
+    pub size: u64,
+}
+
+impl Defaults {
+    /// As the studies ran fio (one job per core, here at most 8), 256 MiB per job; `quick`: 64 MiB.
+    pub fn for_machine(cores: usize, quick: bool) -> Defaults {
+        Defaults { numjobs: cores.clamp(1, 8) as u32, size: if quick { 64 << 20 } else { 256 << 20 } }
+    }
+}
+
+/// Parse a plan file. Cases or workloads it leaves out are the defaults'.
+pub fn parse(text: &str, defaults: Defaults) -> Result<Plan, String> {
+    let file: PlanFile = toml::from_str(text).map_err(|e| e.to_string().trim_end().replace('\n', " "))?;
+    let mut plan = Plan::default_for(defaults);
+    if let Some(t) = file.title {
+        plan.title = t;
+    }
+    if let Some(r) = file.reps {
+        plan.reps = r;
+    }
+    if let Some(r) = &file.runtime {
+        plan.runtime = parse_duration(r).ok_or_else(|| format!("runtime '{r}' is not a duration (2s, 500ms)"))?;
+    }
+    if let Some(r) = &file.ramp_time {
+        plan.ramp = parse_duration(r).ok_or_else(|| format!("ramp_time '{r}' is not a duration (2s, 500ms)"))?;
+    }
+    if let Some(w) = file.wire {
+        plan.wire = w;
+    }
+    if !file.case.is_empty() {
+        plan.cases = file.case.into_iter().map(case_from_file).collect::<Result<_, _>>()?;
+        plan.baseline = plan.cases[0].name.clone();
+    }
+    if let Some(b) = file.baseline {
+        plan.baseline = b;
+    }
+    if !file.workload.is_empty() {
+        plan.workloads =
+            file.workload.into_iter().map(|w| workload_from_file(w, defaults)).collect::<Result<_, _>>()?;
+    }
+    plan.sweeps = file.sweep.into_iter().map(sweep_from_file).collect::<Result<_, _>>()?;
+    Ok(plan)
+}
+
+fn case_from_file(c: CaseFile) -> Result<Case, String> {
+    let mut case = Case::from_options(&c.name, "");
+    if let Some(v) = c.vers {
+        case.vers = v.text();
+    }
+    if let Some(p) = c.proto {
+        case.proto = p;
+    }
+    case.nconnect = c.nconnect.unwrap_or(1);
+    case.remoteports = c.remoteports;
+    let what = |k: &str| format!("case '{}': {k}", c.name);
+    case.rsize = c.rsize.map(|s| s.size(&what("rsize"))).transpose()?;
+    case.wsize = c.wsize.map(|s| s.size(&what("wsize"))).transpose()?;
+    case.options = c.options.filter(|o| !o.trim().is_empty());
+    case.rdma_credits = c.rdma_credits;
+    case.rdma_inline = c.rdma_inline.map(|s| s.size(&what("rdma_inline"))).transpose()?.map(|v| v as u32);
+    Ok(case)
+}
+
+fn workload_from_file(w: WorkloadFile, defaults: Defaults) -> Result<Workload, String> {
+    let what = |k: &str| format!("workload '{}': {k}", w.name);
+    let bs = w.bs.size(&what("bs"))?;
+    let size = w.size.as_ref().map(|s| s.size(&what("size"))).transpose()?.unwrap_or(defaults.size);
+    let mut workload =
+        Workload::new(&w.name, &w.rw, bs, w.iodepth.unwrap_or(1), w.numjobs.unwrap_or(defaults.numjobs), size);
+    workload.metric = w.metric.unwrap_or_else(|| metric_for(bs));
+    workload.end_fsync = w.end_fsync.unwrap_or(false);
+    workload.fio = w.fio.iter().map(|(k, v)| (k.clone(), v.text())).collect();
+    Ok(workload)
+}
+
+fn sweep_from_file(s: SweepFile) -> Result<SweepSpec, String> {
+    let parameter = SweepParameter::parse(&s.parameter)
+        .ok_or_else(|| format!("sweep parameter '{}' is not iodepth, numjobs or bs", s.parameter))?;
+    let what = format!("sweep of {} on '{}': value", s.parameter, s.workload);
+    let values = s.values.iter().map(|v| v.size(&what)).collect::<Result<_, _>>()?;
+    Ok(SweepSpec { parameter, values, workload: s.workload, cases: s.cases })
+}
+
+/// "2s", "500ms", "1.5s", "2" (seconds).
+pub fn parse_duration(text: &str) -> Option<Duration> {
+    let t = text.trim();
+    let (number, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1e-3)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60.0)
+    } else {
+        (t, 1.0)
+    };
+    let v: f64 = number.trim().parse().ok()?;
+    (0.0..1e6).contains(&v).then(|| Duration::from_secs_f64(v * scale))
+}

@@ -1,0 +1,99 @@
+//! Number formatting shared by the text outputs.
+
+use crate::model::{Estimate, Metric, Ratio, Verdict};
+
+/// A figure with sensible digits: 4343, 287.2k, 12.5, 0.083.
+pub fn number(v: f64) -> String {
+    if !v.is_finite() {
+        return "-".into();
+    }
+    let a = v.abs();
+    if a >= 100_000.0 {
+        format!("{:.1}k", v / 1e3)
+    } else if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else if a >= 0.1 || a == 0.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// "4343 [4210, 4476]", or "4343" with one repetition.
+pub fn estimate(e: &Estimate) -> String {
+    if e.n == 0 {
+        return "-".into();
+    }
+    if e.n < 2 {
+        return number(e.mean);
+    }
+    format!("{} [{}, {}]", number(e.mean), number(e.lo), number(e.hi))
+}
+
+/// "4343 MB/s [4210, 4476]".
+pub fn headline(metric: Metric, e: &Estimate) -> String {
+    if e.n < 2 {
+        return format!("{} {}", number(e.mean), metric.unit());
+    }
+    format!("{} {} [{}, {}]", number(e.mean), metric.unit(), number(e.lo), number(e.hi))
+}
+
+/// "1.49× [1.46, 1.52]".
+pub fn ratio(r: &Estimate) -> String {
+    if r.n == 0 {
+        return "-".into();
+    }
+    if r.n < 2 {
+        return format!("{:.2}×", r.mean);
+    }
+    format!("{:.2}× [{:.2}, {:.2}]", r.mean, r.lo, r.hi)
+}
+
+/// "rdma vs tcp: seq-read-1m 1.49× [1.46, 1.52]", with " — no difference" when the interval straddles 1.
+pub fn ratio_statement(r: &Ratio) -> String {
+    let tail = match (r.verdict, r.ratio.n) {
+        (_, n) if n < 2 => " — one repetition: no interval",
+        (Verdict::NoDifference, _) => " — no difference",
+        _ => "",
+    };
+    format!("{} vs {}: {} {}{tail}", r.case, r.baseline, r.workload, ratio(&r.ratio))
+}
+
+/// "0.42" or "-" for a missing efficiency; as a percentage "42%".
+pub fn percent(v: Option<f64>) -> String {
+    v.filter(|x| x.is_finite()).map_or_else(|| "-".into(), |x| format!("{:.0}%", x * 100.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_keep_three_significant_digits_or_so() {
+        assert_eq!(number(4343.2), "4343");
+        assert_eq!(number(287_200.0), "287.2k");
+        assert_eq!(number(12.54), "12.5");
+        assert_eq!(number(0.0834), "0.083");
+        assert_eq!(number(f64::NAN), "-");
+        let e = Estimate { mean: 2.0, lo: 1.5, hi: 2.5, n: 3 };
+        assert_eq!(estimate(&e), "2.00 [1.50, 2.50]");
+        assert_eq!(headline(Metric::Iops, &Estimate { mean: 5.0, lo: 5.0, hi: 5.0, n: 1 }), "5.00 IOPS");
+    }
+
+    #[test]
+    fn a_ratio_straddling_one_says_no_difference() {
+        let r = Ratio {
+            case: "rdma".into(),
+            baseline: "tcp".into(),
+            workload: "seq-read-1m".into(),
+            metric: Metric::Bandwidth,
+            ratio: Estimate { mean: 1.02, lo: 0.95, hi: 1.1, n: 3 },
+            verdict: Verdict::NoDifference,
+        };
+        assert_eq!(ratio_statement(&r), "rdma vs tcp: seq-read-1m 1.02× [0.95, 1.10] — no difference");
+        let higher = Ratio { ratio: Estimate { mean: 2.39, lo: 2.31, hi: 2.47, n: 3 }, verdict: Verdict::Higher, ..r };
+        assert_eq!(ratio_statement(&higher), "rdma vs tcp: seq-read-1m 2.39× [2.31, 2.47]");
+    }
+}

@@ -1,0 +1,92 @@
+//! results.md: the comparison as Markdown, pasteable into a blog post or an issue.
+
+use super::format::{estimate, number, percent, ratio, ratio_statement};
+use crate::model::Report;
+use crate::size::format_size;
+use crate::summarize::cell_headline;
+
+/// The whole report in Markdown.
+pub fn to_markdown(report: &Report) -> String {
+    let mut s = format!("# {}\n\n", report.title);
+    s.push_str(&format!(
+        "- Target: {}\n- Machine: {}\n- Started: {} ({:.0} s)\n- Repetitions per cell: {}; intervals are 95% \
+         (Student's t); ratios pair repetition k of each case with repetition k of `{}`\n",
+        report.target, report.machine, report.started, report.duration_s, report.reps, report.baseline_case
+    ));
+    for n in &report.notes {
+        s.push_str(&format!("- **Note:** {n}\n"));
+    }
+    if !report.ratios.is_empty() {
+        s.push_str("\n## Ratios\n\n");
+        for r in &report.ratios {
+            s.push_str(&format!("- {}\n", ratio_statement(r)));
+        }
+    }
+    s.push_str("\n## Results\n");
+    for w in &report.workloads {
+        s.push_str(&format!("\n### {} — {}\n\n", w.name, w.description));
+        s.push_str(&format!(
+            "| case | {} [95% CI] | clat mean µs | p99 µs | host CPU-s/GB | host CPU-s per 10⁶ I/O | client CPU-s/GB | \
+             server CPU-s/GB | of wire | vs {} |\n|---|---|---|---|---|---|---|---|---|---|\n",
+            w.metric.unit(),
+            report.baseline_case
+        ));
+        for c in report.cells.iter().filter(|c| c.workload == w.name) {
+            let p99 = c.clat_percentiles_us.iter().find(|(p, _)| *p == 99.0).map_or(f64::NAN, |(_, v)| *v);
+            let vs = report.ratios.iter().find(|r| r.case == c.case && r.workload == w.name).map_or_else(
+                || if c.case == report.baseline_case { "baseline".into() } else { "-".into() },
+                |r| ratio(&r.ratio),
+            );
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {vs} |\n",
+                c.case,
+                estimate(&cell_headline(w.metric, c)),
+                number(c.clat_mean_us.mean),
+                number(p99),
+                estimate(&c.host_cpu_per_gb),
+                number(c.host_cpu_per_mio.mean),
+                number(c.client_cpu_per_gb.mean),
+                c.server_cpu_per_gb.as_ref().map_or("-".into(), |e| number(e.mean)),
+                percent(c.efficiency),
+            ));
+        }
+    }
+    s.push_str("\n## Test cases\n\n| case | vers | proto | nconnect | remoteports | rsize/wsize | mount options | transport |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|\n");
+    for c in &report.cases {
+        let io = match (c.rsize, c.wsize) {
+            (None, None) => "default".to_string(),
+            (r, w) => format!("{}/{}", r.map_or("-".into(), format_size), w.map_or("-".into(), format_size)),
+        };
+        let transport = c.unsupported.clone().unwrap_or_else(|| c.transport.clone());
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {io} | `{}` | {transport} |\n",
+            c.name,
+            c.vers,
+            c.proto,
+            c.nconnect,
+            c.remoteports.as_deref().unwrap_or("-"),
+            c.mount_options
+        ));
+    }
+    if !report.wire.is_empty() {
+        s.push_str("\n## Wire baselines\n\n| path | bandwidth MB/s | round trip µs |\n|---|---|---|\n");
+        for b in &report.wire {
+            s.push_str(&format!("| {} | {} | {} |\n", b.description, number(b.bandwidth_mbs), number(b.round_trip_us)));
+        }
+    }
+    for sweep in &report.sweeps {
+        s.push_str(&format!(
+            "\n## Sweep of {} on {} ({})\n\n| case | {} | {} [95% CI] |\n|---|---|---|\n",
+            sweep.parameter,
+            sweep.workload,
+            sweep.metric.unit(),
+            sweep.parameter,
+            sweep.metric.unit()
+        ));
+        for p in &sweep.points {
+            s.push_str(&format!("| {} | {} | {} |\n", p.case, p.label, estimate(&p.value)));
+        }
+    }
+    s
+}

@@ -1,0 +1,77 @@
+//! The terminal summary: one table per workload (cases as rows) and the ratio statements.
+
+use super::format::{estimate, headline, number, percent, ratio, ratio_statement};
+use crate::model::Report;
+use crate::summarize::cell_headline;
+
+/// The table and statements as printed after a comparison.
+pub fn to_terminal(report: &Report) -> String {
+    let mut s = format!("{} — {} — {} repetitions\n", report.title, report.target, report.reps);
+    for w in &report.workloads {
+        let cells: Vec<_> = report.cells.iter().filter(|c| c.workload == w.name).collect();
+        if cells.is_empty() {
+            continue;
+        }
+        s.push_str(&format!("\n{} ({})\n", w.name, w.description));
+        let unit = format!("{} [95% CI]", w.metric.unit());
+        let vs_baseline = format!("vs {}", report.baseline_case);
+        s.push_str(&format!(
+            "  {:<16} {:<30} {:>10} {:>10} {:>14} {:>7}  {}\n",
+            "case", unit, "clat µs", "p99 µs", "host CPU-s/GB", "of wire", vs_baseline
+        ));
+        for c in cells {
+            let p99 = c.clat_percentiles_us.iter().find(|(p, _)| *p == 99.0).map_or(f64::NAN, |(_, v)| *v);
+            let vs = report.ratios.iter().find(|r| r.case == c.case && r.workload == w.name).map_or_else(
+                || if c.case == report.baseline_case { "baseline".into() } else { "-".into() },
+                |r| ratio(&r.ratio),
+            );
+            s.push_str(&format!(
+                "  {:<16} {:<30} {:>10} {:>10} {:>14} {:>7}  {vs}\n",
+                c.case,
+                headline(w.metric, &cell_headline(w.metric, c)),
+                number(c.clat_mean_us.mean),
+                number(p99),
+                number(c.host_cpu_per_gb.mean),
+                percent(c.efficiency),
+            ));
+        }
+    }
+    let unsupported: Vec<_> = report.cases.iter().filter_map(|c| Some((c, c.unsupported.as_ref()?))).collect();
+    for (c, why) in &unsupported {
+        s.push_str(&format!("\n{}: {why}", c.name));
+    }
+    if !unsupported.is_empty() {
+        s.push('\n');
+    }
+    if !report.wire.is_empty() {
+        s.push_str("\nwire baselines (same paths, same run):\n");
+        for b in &report.wire {
+            s.push_str(&format!(
+                "  {:<72} {:>8} MB/s   round trip {} µs\n",
+                b.description,
+                number(b.bandwidth_mbs),
+                number(b.round_trip_us)
+            ));
+        }
+    }
+    for sweep in &report.sweeps {
+        s.push_str(&format!("\nsweep of {} on {} ({}):\n", sweep.parameter, sweep.workload, sweep.metric.unit()));
+        for p in &sweep.points {
+            s.push_str(&format!("  {:<16} {:>8} {}\n", p.case, p.label, estimate(&p.value)));
+        }
+    }
+    if !report.ratios.is_empty() {
+        s.push('\n');
+        for r in &report.ratios {
+            s.push_str(&ratio_statement(r));
+            s.push('\n');
+        }
+    }
+    for n in &report.notes {
+        s.push_str(&format!("\nnote: {n}"));
+    }
+    if !report.notes.is_empty() {
+        s.push('\n');
+    }
+    s
+}

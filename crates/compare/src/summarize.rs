@@ -1,0 +1,229 @@
+//! From the repetitions' measurements to the [`Report`]: per-cell estimates, ratios against the
+//! baseline case, efficiency against the wire, sweep curves.
+
+use crate::measure::{percentiles_us, RepMeasure, PERCENTILE_POINTS};
+use crate::model::{CaseRow, Cell, Estimate, Metric, Ratio, Report, Sweep, SweepPoint, WireBaseline, WorkloadRow};
+use crate::plan::{Case, Plan, Workload};
+use crate::stats::{estimate, paired_ratio};
+use crate::validate::Unsupported;
+use std::collections::BTreeMap;
+
+/// One measured repetition.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub case: String,
+    pub workload: String,
+    pub rep: u32,
+    pub measure: RepMeasure,
+    /// The server process's CPU-seconds over the window, when it runs on this host.
+    pub server_cpu_s: Option<f64>,
+    /// The fio JSON, relative to the output directory.
+    pub file: String,
+}
+
+/// What the report says about where and when it ran.
+#[derive(Clone, Debug, Default)]
+pub struct Context {
+    pub started: String,
+    pub duration_s: f64,
+    pub machine: String,
+    pub target: String,
+    pub notes: Vec<String>,
+}
+
+/// Build the report.
+pub fn summarize(
+    plan: &Plan,
+    unsupported: &Unsupported,
+    outcomes: &[Outcome],
+    wire: Vec<WireBaseline>,
+    context: Context,
+) -> Report {
+    let mut by_cell: BTreeMap<(&str, &str), Vec<&Outcome>> = BTreeMap::new();
+    for o in outcomes {
+        by_cell.entry((o.case.as_str(), o.workload.as_str())).or_default().push(o);
+    }
+    for reps in by_cell.values_mut() {
+        reps.sort_by_key(|o| o.rep);
+    }
+    let mut workloads: Vec<Workload> = plan.workloads.clone();
+    for sweep in &plan.sweeps {
+        workloads.extend(plan.sweep_workloads(sweep));
+    }
+    let mut cells = Vec::new();
+    for w in &workloads {
+        for case in &plan.cases {
+            if let Some(reps) = by_cell.get(&(case.name.as_str(), w.name.as_str())) {
+                cells.push(cell(case, w, reps, &wire));
+            }
+        }
+    }
+    let ratios = ratios(plan, &by_cell);
+    let sweeps = sweeps(plan, &cells);
+    let transports: BTreeMap<&str, &str> =
+        outcomes.iter().map(|o| (o.case.as_str(), o.measure.transport.as_str())).collect();
+    let cases = plan
+        .cases
+        .iter()
+        .zip(unsupported)
+        .map(|(c, why)| case_row(c, why.clone(), transports.get(c.name.as_str()).copied()))
+        .collect();
+    Report {
+        title: plan.title.clone(),
+        started: context.started,
+        duration_s: context.duration_s,
+        machine: context.machine,
+        target: context.target,
+        notes: context.notes,
+        reps: plan.reps,
+        baseline_case: plan.baseline.clone(),
+        cases,
+        workloads: plan.workloads.iter().map(workload_row).collect(),
+        cells,
+        ratios,
+        wire,
+        sweeps,
+    }
+}
+
+/// The headline figure of one repetition.
+pub fn headline(metric: Metric, m: &RepMeasure) -> f64 {
+    match metric {
+        Metric::Bandwidth => m.bandwidth_mbs,
+        Metric::Iops => m.iops,
+    }
+}
+
+fn cell(case: &Case, w: &Workload, reps: &[&Outcome], wire: &[WireBaseline]) -> Cell {
+    let each = |f: &dyn Fn(&Outcome) -> f64| estimate(&reps.iter().map(|o| f(o)).collect::<Vec<_>>());
+    let per_gb = |cpu: f64, m: &RepMeasure| if m.bytes > 0 { cpu / (m.bytes as f64 / 1e9) } else { f64::NAN };
+    let mut bins = BTreeMap::new();
+    for o in reps {
+        for (k, v) in &o.measure.clat_bins {
+            *bins.entry(*k).or_insert(0) += v;
+        }
+    }
+    let bandwidth = each(&|o| o.measure.bandwidth_mbs);
+    let efficiency = wire
+        .iter()
+        .find(|b| b.proto == case.proto && b.connections == case.nconnect.max(1))
+        .filter(|b| b.bandwidth_mbs > 0.0)
+        .map(|b| bandwidth.mean / b.bandwidth_mbs);
+    let server = reps
+        .iter()
+        .all(|o| o.server_cpu_s.is_some())
+        .then(|| each(&|o| per_gb(o.server_cpu_s.unwrap_or(f64::NAN), &o.measure)));
+    Cell {
+        case: case.name.clone(),
+        workload: w.name.clone(),
+        bandwidth_mbs: bandwidth,
+        iops: each(&|o| o.measure.iops),
+        clat_mean_us: each(&|o| o.measure.clat_mean_us),
+        clat_percentiles_us: percentiles_us(&bins, &PERCENTILE_POINTS),
+        host_cpu_per_gb: each(&|o| per_gb(o.measure.host_cpu_s, &o.measure)),
+        host_cpu_per_mio: each(&|o| {
+            if o.measure.ios > 0 {
+                o.measure.host_cpu_s / (o.measure.ios as f64 / 1e6)
+            } else {
+                f64::NAN
+            }
+        }),
+        client_cpu_per_gb: each(&|o| per_gb(o.measure.client_cpu_s, &o.measure)),
+        server_cpu_per_gb: server,
+        efficiency,
+        files: reps.iter().map(|o| o.file.clone()).collect(),
+    }
+}
+
+fn ratios(plan: &Plan, by_cell: &BTreeMap<(&str, &str), Vec<&Outcome>>) -> Vec<Ratio> {
+    let mut out = Vec::new();
+    for w in &plan.workloads {
+        let Some(base) = by_cell.get(&(plan.baseline.as_str(), w.name.as_str())) else { continue };
+        for case in plan.cases.iter().filter(|c| c.name != plan.baseline) {
+            let Some(reps) = by_cell.get(&(case.name.as_str(), w.name.as_str())) else { continue };
+            // Pair repetition k with repetition k.
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for o in reps {
+                if let Some(bo) = base.iter().find(|x| x.rep == o.rep) {
+                    a.push(headline(w.metric, &o.measure));
+                    b.push(headline(w.metric, &bo.measure));
+                }
+            }
+            let (ratio, verdict) = paired_ratio(&a, &b);
+            out.push(Ratio {
+                case: case.name.clone(),
+                baseline: plan.baseline.clone(),
+                workload: w.name.clone(),
+                metric: w.metric,
+                ratio,
+                verdict,
+            });
+        }
+    }
+    out
+}
+
+fn sweeps(plan: &Plan, cells: &[Cell]) -> Vec<Sweep> {
+    let mut out = Vec::new();
+    for spec in &plan.sweeps {
+        let points_w = plan.sweep_workloads(spec);
+        let Some(base) = plan.workloads.iter().find(|w| w.name == spec.workload) else { continue };
+        let mut points = Vec::new();
+        for case in plan.sweep_cases(spec) {
+            for (value, w) in spec.values.iter().zip(&points_w) {
+                if let Some(c) = cells.iter().find(|c| c.case == case.name && c.workload == w.name) {
+                    points.push(SweepPoint {
+                        case: case.name.clone(),
+                        x: *value as f64,
+                        label: spec.parameter.label(*value),
+                        value: cell_headline(base.metric, c),
+                    });
+                }
+            }
+        }
+        out.push(Sweep {
+            parameter: spec.parameter.name().into(),
+            workload: base.name.clone(),
+            metric: base.metric,
+            points,
+        });
+    }
+    out
+}
+
+/// A cell's headline estimate.
+pub fn cell_headline(metric: Metric, c: &Cell) -> Estimate {
+    match metric {
+        Metric::Bandwidth => c.bandwidth_mbs,
+        Metric::Iops => c.iops,
+    }
+}
+
+fn case_row(c: &Case, unsupported: Option<String>, transport: Option<&str>) -> CaseRow {
+    CaseRow {
+        name: c.name.clone(),
+        vers: c.vers.clone(),
+        proto: c.proto.clone(),
+        nconnect: c.nconnect,
+        remoteports: c.remoteports.clone(),
+        rsize: c.rsize,
+        wsize: c.wsize,
+        rdma_credits: c.rdma_credits,
+        rdma_inline: c.rdma_inline,
+        mount_options: c.mount_options(),
+        transport: transport.unwrap_or("").to_string(),
+        unsupported,
+    }
+}
+
+fn workload_row(w: &Workload) -> WorkloadRow {
+    WorkloadRow {
+        name: w.name.clone(),
+        description: w.description(),
+        rw: w.rw.clone(),
+        bs: w.bs,
+        iodepth: w.iodepth,
+        numjobs: w.numjobs,
+        metric: w.metric,
+    }
+}

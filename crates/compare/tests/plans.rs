@@ -1,0 +1,75 @@
+//! The plans shipped in plans/ parse and validate, and the plan file refuses what it does not know.
+
+use compare::plan::Plan;
+use compare::plan_file::{parse, Defaults};
+use compare::validate::validate;
+
+const DEFAULTS: Defaults = Defaults { numjobs: 2, size: 64 << 20 };
+
+fn repo_plan(name: &str) -> String {
+    let path = format!("{}/../../plans/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn the_netapp_plan_has_ten_cases_and_its_v41_rows_are_not_supported_yet() {
+    let plan = parse(&repo_plan("netapp-study.toml"), DEFAULTS).expect("parses");
+    assert_eq!(plan.cases.len(), 10);
+    assert_eq!(plan.workloads.len(), 4);
+    let unsupported = validate(&plan, "127.0.0.1:/export").expect("valid");
+    for (case, why) in plan.cases.iter().zip(&unsupported) {
+        if case.vers == "4.1" {
+            let why = why.as_deref().expect("v4.1 is reported, not run");
+            assert!(why.starts_with("not supported yet") && why.contains("vers=4.1"), "{why}");
+        } else {
+            assert!(why.is_none(), "{}: {why:?}", case.name);
+        }
+    }
+    let rp = plan.cases.iter().find(|c| c.name == "v3-rdma-nconnect4-rp4").expect("case");
+    assert_eq!(rp.mount_options(), "vers=3,proto=rdma,nconnect=4,remoteports=127.0.0.1-127.0.0.4");
+}
+
+#[test]
+fn the_scaling_plan_sweeps_three_parameters() {
+    let plan = parse(&repo_plan("scaling.toml"), DEFAULTS).expect("parses");
+    validate(&plan, "127.0.0.1:/export").expect("valid");
+    assert_eq!(plan.sweeps.len(), 3);
+    let bs = plan.sweep_workloads(&plan.sweeps[2]);
+    assert_eq!(bs.iter().map(|w| w.bs).collect::<Vec<_>>(), vec![4 << 10, 64 << 10, 1 << 20, 16 << 20]);
+    assert!(bs.iter().all(|w| w.job_name == "seq-write" && w.end_fsync), "sweep points share the files");
+    assert_eq!(bs[1].name, "seq-write@bs=64KiB");
+}
+
+#[test]
+fn unknown_keys_and_bad_values_are_refused_by_name() {
+    let typo = "reps = 3\n[[case]]\nname = \"a\"\nprot = \"tcp\"\n";
+    assert!(parse(typo, DEFAULTS).unwrap_err().contains("prot"));
+    let bad_size = "[[workload]]\nname = \"w\"\nrw = \"read\"\nbs = \"1x\"\n";
+    assert!(parse(bad_size, DEFAULTS).unwrap_err().contains("bs '1x'"));
+    let mut plan = Plan::default_for(DEFAULTS);
+    plan.baseline = "nope".into();
+    assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().contains("baseline 'nope'"));
+    let mut plan = Plan::default_for(DEFAULTS);
+    plan.cases[1].options = Some("bogus=1".into());
+    assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().contains("bogus"));
+    let mut plan = Plan::default_for(DEFAULTS);
+    plan.cases[1].name = "tcp".into();
+    assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().contains("used twice"));
+    let mut plan = Plan::default_for(DEFAULTS);
+    plan.cases[0].rdma_credits = Some(32);
+    assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().contains("proto=rdma only"));
+}
+
+#[test]
+fn the_default_plan_is_the_four_cases_and_four_workloads_of_the_studies() {
+    let plan = Plan::default_for(DEFAULTS);
+    let names: Vec<&str> = plan.cases.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["tcp", "tcp-nconnect4", "rdma", "rdma-2qp"]);
+    assert_eq!(plan.cases[3].mount_options(), "vers=3,proto=rdma,nconnect=2");
+    assert_eq!(plan.workloads.len(), 4);
+    assert_eq!(validate(&plan, "127.0.0.1:/export").expect("valid"), vec![None; 4]);
+    let w = &plan.workloads[2];
+    assert_eq!(w.description(), "4KiB random read, iodepth 32, 2 jobs");
+    let args = w.fio_args(std::time::Duration::from_millis(300), std::time::Duration::from_millis(100));
+    assert!(args.contains(&"--runtime=300ms".to_string()) && args.contains(&"--ramp_time=100ms".to_string()));
+}

@@ -1,6 +1,7 @@
 //! The results of a comparison as every output renders them (terminal, Markdown, CSV, HTML): plain data,
 //! serialisable, so that a report can be re-rendered from `report.json` and tests can build one by hand.
 
+use crate::plan::Case;
 use serde::{Deserialize, Serialize};
 
 /// A whole comparison: what ran, where, and what came out.
@@ -34,26 +35,17 @@ pub struct Report {
     pub sweeps: Vec<Sweep>,
 }
 
-/// One test case: a named set of mount options, as in the published studies' tables.
+/// One test case as it ran: the plan's case (a named mount-option set, as in the published studies'
+/// tables) and what became of it.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct CaseRow {
-    pub name: String,
-    /// "3", "4.1", ...
-    pub vers: String,
-    /// "tcp" or "rdma".
-    pub proto: String,
-    pub nconnect: u32,
-    /// remoteports as given ("127.0.0.1-127.0.0.2"), if any.
-    pub remoteports: Option<String>,
-    pub rsize: Option<u64>,
-    pub wsize: Option<u64>,
-    pub rdma_credits: Option<u32>,
-    pub rdma_inline: Option<u32>,
-    /// The `-o` string the client ran with.
+    #[serde(flatten)]
+    pub case: Case,
+    /// The `-o` string the client ran with (ports of the embedded server aside).
     pub mount_options: String,
     /// What carried the I/O, as the client reported it: "tcp", "rdma (soft (shared memory, one host))".
     pub transport: String,
-    /// Why the case did not run ("NFSv4 is not supported yet"); such a case has no cells.
+    /// Why the case did not run ("not supported yet: ..."); such a case has no cells.
     pub unsupported: Option<String>,
 }
 

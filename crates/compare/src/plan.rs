@@ -25,7 +25,7 @@ pub struct Plan {
 }
 
 /// A named set of mount options.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Case {
     pub name: String,
     pub vers: String,

@@ -201,15 +201,7 @@ pub fn cell_headline(metric: Metric, c: &Cell) -> Estimate {
 
 fn case_row(c: &Case, unsupported: Option<String>, transport: Option<&str>) -> CaseRow {
     CaseRow {
-        name: c.name.clone(),
-        vers: c.vers.clone(),
-        proto: c.proto.clone(),
-        nconnect: c.nconnect,
-        remoteports: c.remoteports.clone(),
-        rsize: c.rsize,
-        wsize: c.wsize,
-        rdma_credits: c.rdma_credits,
-        rdma_inline: c.rdma_inline,
+        case: c.clone(),
         mount_options: c.mount_options(),
         transport: transport.unwrap_or("").to_string(),
         unsupported,

@@ -14,14 +14,13 @@ fn est(mean: f64) -> Estimate {
 
 fn case(name: &str, proto: &str, nconnect: u32, unsupported: Option<&str>) -> CaseRow {
     CaseRow {
-        name: name.into(),
-        vers: if unsupported.is_some() { "4.1".into() } else { "3".into() },
-        proto: proto.into(),
-        nconnect,
+        case: compare::plan::Case::from_options(
+            name,
+            &format!("vers={},proto={proto},nconnect={nconnect}", if unsupported.is_some() { "4.1" } else { "3" }),
+        ),
         mount_options: format!("vers=3,proto={proto},nconnect={nconnect}"),
         transport: proto.into(),
         unsupported: unsupported.map(String::from),
-        ..CaseRow::default()
     }
 }
 
@@ -52,7 +51,7 @@ fn sample_report() -> Report {
         for w in &workloads {
             let scale = 1.0 + i as f64 * 0.3;
             cells.push(Cell {
-                case: c.name.clone(),
+                case: c.case.name.clone(),
                 workload: w.name.clone(),
                 bandwidth_mbs: est(3000.0 * scale),
                 iops: est(200_000.0 * scale),
@@ -66,7 +65,7 @@ fn sample_report() -> Report {
                 client_cpu_per_gb: est(0.1),
                 server_cpu_per_gb: Some(est(0.2)),
                 efficiency: Some(0.3 * scale),
-                files: vec![format!("cells/{}--{}--1.json", c.name, w.name)],
+                files: vec![format!("cells/{}--{}--1.json", c.case.name, w.name)],
             });
         }
     }
@@ -205,7 +204,7 @@ fn headless_chromium_draws_every_chart() {
     // The four cases that ran: bars in 4 bar charts each, so hundreds of pixels of their colour.
     for (i, c) in report.cases.iter().take(4).enumerate() {
         let n = count(PALETTE[i]);
-        assert!(n > 2000, "case {} ({}) drew {n} pixels", c.name, PALETTE[i]);
+        assert!(n > 2000, "case {} ({}) drew {n} pixels", c.case.name, PALETTE[i]);
     }
     // The unsupported case has no colour of its own anywhere.
     assert!(count(PALETTE[4]) < 50, "the unsupported case drew nothing");

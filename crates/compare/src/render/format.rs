@@ -1,6 +1,8 @@
 //! Number formatting shared by the text outputs.
 
-use crate::model::{Estimate, Metric, Ratio, Verdict};
+use crate::model::{Cell, Estimate, Metric, Ratio, Report, Verdict};
+use crate::plan::Case;
+use crate::size::format_size;
 
 /// A figure with sensible digits: 4343, 287.2k, 12.5, 0.083.
 pub fn number(v: f64) -> String {
@@ -64,6 +66,40 @@ pub fn ratio_statement(r: &Ratio) -> String {
 /// "0.42" or "-" for a missing efficiency; as a percentage "42%".
 pub fn percent(v: Option<f64>) -> String {
     v.filter(|x| x.is_finite()).map_or_else(|| "-".into(), |x| format!("{:.0}%", x * 100.0))
+}
+
+/// The cell's 99th percentile of completion latency, µs (NaN when unknown).
+pub fn p99(c: &Cell) -> f64 {
+    c.clat_percentiles_us.iter().find(|(p, _)| *p == 99.0).map_or(f64::NAN, |(_, v)| *v)
+}
+
+/// The cell's ratio against the baseline as a table entry: "1.49× [1.46, 1.52]", "baseline" or "-".
+pub fn vs_baseline(report: &Report, case: &str, workload: &str) -> String {
+    match report.ratios.iter().find(|r| r.case == case && r.workload == workload) {
+        Some(r) => ratio(&r.ratio),
+        None if case == report.baseline_case => "baseline".into(),
+        None => "-".into(),
+    }
+}
+
+/// "default" or "1MiB/64KiB" for a case's rsize/wsize.
+pub fn io_sizes(c: &Case) -> String {
+    match (c.rsize, c.wsize) {
+        (None, None) => "default".to_string(),
+        (r, w) => format!("{}/{}", r.map_or("-".into(), format_size), w.map_or("-".into(), format_size)),
+    }
+}
+
+/// "-" or "128/4KiB" for a case's RDMA credits/inline threshold.
+pub fn rdma_settings(c: &Case) -> String {
+    match (c.rdma_credits, c.rdma_inline) {
+        (None, None) => "-".to_string(),
+        (cr, i) => format!(
+            "{}/{}",
+            cr.map_or("default".into(), |v| v.to_string()),
+            i.map_or("default".into(), |v| format_size(v.into()))
+        ),
+    }
 }
 
 #[cfg(test)]

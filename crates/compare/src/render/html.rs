@@ -2,11 +2,10 @@
 //! ratios, grouped bars with error bars per metric, latency percentile curves, efficiency against the
 //! wire, CPU, scaling curves, and the tables behind them.
 
-use super::format::{estimate, number, percent, ratio_statement};
+use super::format::{estimate, io_sizes, number, p99, percent, ratio_statement, rdma_settings};
 use super::html_escape as esc;
 use super::svg::{bar_chart, line_chart, Bar, BarSeries, Line, Scale, PALETTE};
-use crate::model::{Cell, Estimate, Metric, Report, Verdict};
-use crate::size::format_size;
+use crate::model::{Cell, Estimate, Metric, Report, Verdict, WorkloadRow};
 use crate::summarize::cell_headline;
 
 const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:24px auto;max-width:1200px;\
@@ -47,17 +46,29 @@ pub fn to_html(report: &Report) -> String {
 
 /// The colour of a case: its place among the plan's cases.
 fn color(report: &Report, case: &str) -> &'static str {
-    let i = report.cases.iter().position(|c| c.name == case).unwrap_or(0);
+    let i = report.cases.iter().position(|c| c.case.name == case).unwrap_or(0);
     PALETTE[i % PALETTE.len()]
 }
 
 /// The cases that ran, in plan order.
 fn ran(report: &Report) -> Vec<&str> {
-    report.cases.iter().filter(|c| c.unsupported.is_none()).map(|c| c.name.as_str()).collect()
+    report.cases.iter().filter(|c| c.unsupported.is_none()).map(|c| c.case.name.as_str()).collect()
 }
 
 fn find<'a>(report: &'a Report, case: &str, workload: &str) -> Option<&'a Cell> {
     report.cells.iter().find(|c| c.case == case && c.workload == workload)
+}
+
+/// One bar series per case that ran, its value in each workload from `value`.
+fn case_series(report: &Report, workloads: &[&WorkloadRow], value: impl Fn(&Cell) -> Option<Bar>) -> Vec<BarSeries> {
+    ran(report)
+        .iter()
+        .map(|case| BarSeries {
+            name: case.to_string(),
+            color: color(report, case),
+            bars: workloads.iter().map(|w| find(report, case, &w.name).and_then(&value)).collect(),
+        })
+        .collect()
 }
 
 fn bar(e: &Estimate) -> Bar {
@@ -93,17 +104,7 @@ fn headline_charts(report: &Report) -> String {
             continue;
         }
         let groups: Vec<String> = workloads.iter().map(|w| w.name.clone()).collect();
-        let series: Vec<BarSeries> = ran(report)
-            .iter()
-            .map(|case| BarSeries {
-                name: case.to_string(),
-                color: color(report, case),
-                bars: workloads
-                    .iter()
-                    .map(|w| find(report, case, &w.name).map(|c| bar(&cell_headline(metric, c))))
-                    .collect(),
-            })
-            .collect();
+        let series = case_series(report, &workloads, |c| Some(bar(&cell_headline(metric, c))));
         let title = match metric {
             Metric::Bandwidth => "Bandwidth",
             Metric::Iops => "I/Os per second",
@@ -151,17 +152,7 @@ fn efficiency(report: &Report) -> String {
     if any && !workloads.is_empty() {
         s += "<p>Each case's bandwidth as a fraction of its transport's own streaming bandwidth over as many connections, measured in the same run.</p>\n";
         let groups: Vec<String> = workloads.iter().map(|w| w.name.clone()).collect();
-        let series: Vec<BarSeries> = ran(report)
-            .iter()
-            .map(|case| BarSeries {
-                name: case.to_string(),
-                color: color(report, case),
-                bars: workloads
-                    .iter()
-                    .map(|w| find(report, case, &w.name)?.efficiency.map(|e| Bar { value: e, interval: None }))
-                    .collect(),
-            })
-            .collect();
+        let series = case_series(report, &workloads, |c| c.efficiency.map(|e| Bar { value: e, interval: None }));
         s += &bar_chart("efficiency", "Efficiency", &groups, &series, "of wire bandwidth", true);
     }
     if report.wire.is_empty() {
@@ -186,18 +177,8 @@ fn cpu(report: &Report) -> String {
     if report.cells.is_empty() {
         return String::new();
     }
-    let series: Vec<BarSeries> = ran(report)
-        .iter()
-        .map(|case| BarSeries {
-            name: case.to_string(),
-            color: color(report, case),
-            bars: report
-                .workloads
-                .iter()
-                .map(|w| find(report, case, &w.name).map(|c| bar(&c.host_cpu_per_gb)))
-                .collect(),
-        })
-        .collect();
+    let workloads: Vec<&WorkloadRow> = report.workloads.iter().collect();
+    let series = case_series(report, &workloads, |c| Some(bar(&c.host_cpu_per_gb)));
     let mut s = String::from(
         "<h2>CPU</h2>\n<p>Host-wide CPU-seconds per GB moved: all processes, kernel threads, irq and softirq.</p>\n",
     );
@@ -243,30 +224,19 @@ fn scaling(report: &Report) -> String {
 fn tables(report: &Report) -> String {
     let mut s = String::from("<h2>Test cases</h2>\n<table><tr><th>case</th><th>vers</th><th>proto</th><th>nconnect</th><th>remoteports</th><th>rsize/wsize</th><th>credits/inline</th><th>mount options</th><th>transport</th></tr>");
     for c in &report.cases {
-        let io = match (c.rsize, c.wsize) {
-            (None, None) => "default".to_string(),
-            (r, w) => format!("{}/{}", r.map_or("-".into(), format_size), w.map_or("-".into(), format_size)),
-        };
-        let rdma = match (c.rdma_credits, c.rdma_inline) {
-            (None, None) => "-".to_string(),
-            (cr, i) => format!(
-                "{}/{}",
-                cr.map_or("default".into(), |v| v.to_string()),
-                i.map_or("default".into(), |v| format_size(v.into()))
-            ),
-        };
+        let (io, rdma) = (io_sizes(&c.case), rdma_settings(&c.case));
         let transport = match &c.unsupported {
             Some(why) => format!("<span class=\"unsupported\">{}</span>", esc(why)),
             None => esc(&c.transport),
         };
         s += &format!(
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{io}</td><td>{rdma}</td><td><code>{}</code></td><td>{transport}</td></tr>",
-            esc(&c.name), esc(&c.vers), esc(&c.proto), c.nconnect, esc(c.remoteports.as_deref().unwrap_or("-")), esc(&c.mount_options)
+            esc(&c.case.name), esc(&c.case.vers), esc(&c.case.proto), c.case.nconnect, esc(c.case.remoteports.as_deref().unwrap_or("-")), esc(&c.mount_options)
         );
     }
     s += "</table>\n<h2>Cells</h2>\n<table><tr><th>case</th><th>workload</th><th>MB/s [95% CI]</th><th>IOPS [95% CI]</th><th>clat mean µs</th><th>p99 µs</th><th>host CPU-s/GB</th><th>host CPU-s per 10⁶ I/O</th><th>client CPU-s/GB</th><th>server CPU-s/GB</th><th>of wire</th><th>fio JSON</th></tr>";
     for c in &report.cells {
-        let p99 = c.clat_percentiles_us.iter().find(|(p, _)| *p == 99.0).map_or(f64::NAN, |(_, v)| *v);
+        let p99 = p99(c);
         let links: Vec<String> =
             c.files.iter().enumerate().map(|(i, f)| format!("<a href=\"{}\">{}</a>", esc(f), i + 1)).collect();
         s += &format!(

@@ -1,8 +1,7 @@
 //! results.md: the comparison as Markdown, pasteable into a blog post or an issue.
 
-use super::format::{estimate, number, percent, ratio, ratio_statement};
+use super::format::{estimate, io_sizes, number, p99, percent, ratio_statement, vs_baseline};
 use crate::model::Report;
-use crate::size::format_size;
 use crate::summarize::cell_headline;
 
 /// The whole report in Markdown.
@@ -32,11 +31,8 @@ pub fn to_markdown(report: &Report) -> String {
             report.baseline_case
         ));
         for c in report.cells.iter().filter(|c| c.workload == w.name) {
-            let p99 = c.clat_percentiles_us.iter().find(|(p, _)| *p == 99.0).map_or(f64::NAN, |(_, v)| *v);
-            let vs = report.ratios.iter().find(|r| r.case == c.case && r.workload == w.name).map_or_else(
-                || if c.case == report.baseline_case { "baseline".into() } else { "-".into() },
-                |r| ratio(&r.ratio),
-            );
+            let p99 = p99(c);
+            let vs = vs_baseline(report, &c.case, &w.name);
             s.push_str(&format!(
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {vs} |\n",
                 c.case,
@@ -54,18 +50,15 @@ pub fn to_markdown(report: &Report) -> String {
     s.push_str("\n## Test cases\n\n| case | vers | proto | nconnect | remoteports | rsize/wsize | mount options | transport |\n");
     s.push_str("|---|---|---|---|---|---|---|---|\n");
     for c in &report.cases {
-        let io = match (c.rsize, c.wsize) {
-            (None, None) => "default".to_string(),
-            (r, w) => format!("{}/{}", r.map_or("-".into(), format_size), w.map_or("-".into(), format_size)),
-        };
+        let io = io_sizes(&c.case);
         let transport = c.unsupported.clone().unwrap_or_else(|| c.transport.clone());
         s.push_str(&format!(
             "| {} | {} | {} | {} | {} | {io} | `{}` | {transport} |\n",
-            c.name,
-            c.vers,
-            c.proto,
-            c.nconnect,
-            c.remoteports.as_deref().unwrap_or("-"),
+            c.case.name,
+            c.case.vers,
+            c.case.proto,
+            c.case.nconnect,
+            c.case.remoteports.as_deref().unwrap_or("-"),
             c.mount_options
         ));
     }

@@ -1,6 +1,6 @@
 //! The terminal summary: one table per workload (cases as rows) and the ratio statements.
 
-use super::format::{estimate, headline, number, percent, ratio, ratio_statement};
+use super::format::{estimate, headline, number, p99, percent, ratio_statement, vs_baseline};
 use crate::model::Report;
 use crate::summarize::cell_headline;
 
@@ -14,17 +14,14 @@ pub fn to_terminal(report: &Report) -> String {
         }
         s.push_str(&format!("\n{} ({})\n", w.name, w.description));
         let unit = format!("{} [95% CI]", w.metric.unit());
-        let vs_baseline = format!("vs {}", report.baseline_case);
+        let vs_header = format!("vs {}", report.baseline_case);
         s.push_str(&format!(
             "  {:<16} {:<30} {:>10} {:>10} {:>14} {:>7}  {}\n",
-            "case", unit, "clat µs", "p99 µs", "host CPU-s/GB", "of wire", vs_baseline
+            "case", unit, "clat µs", "p99 µs", "host CPU-s/GB", "of wire", vs_header
         ));
         for c in cells {
-            let p99 = c.clat_percentiles_us.iter().find(|(p, _)| *p == 99.0).map_or(f64::NAN, |(_, v)| *v);
-            let vs = report.ratios.iter().find(|r| r.case == c.case && r.workload == w.name).map_or_else(
-                || if c.case == report.baseline_case { "baseline".into() } else { "-".into() },
-                |r| ratio(&r.ratio),
-            );
+            let p99 = p99(c);
+            let vs = vs_baseline(report, &c.case, &w.name);
             s.push_str(&format!(
                 "  {:<16} {:<30} {:>10} {:>10} {:>14} {:>7}  {vs}\n",
                 c.case,
@@ -38,7 +35,7 @@ pub fn to_terminal(report: &Report) -> String {
     }
     let unsupported: Vec<_> = report.cases.iter().filter_map(|c| Some((c, c.unsupported.as_ref()?))).collect();
     for (c, why) in &unsupported {
-        s.push_str(&format!("\n{}: {why}", c.name));
+        s.push_str(&format!("\n{}: {why}", c.case.name));
     }
     if !unsupported.is_empty() {
         s.push('\n');

@@ -72,7 +72,6 @@ async fn run_group(
     let mut requests: BTreeMap<String, LayoutRequest> = BTreeMap::new();
     for &job_index in jobs {
         let spec = Arc::new(set.jobs[job_index].clone());
-        check_sizes(&spec, client)?;
         let verifier = verifier_for(&spec)?;
         let directories = spec.directories();
         for jobnum in 0..spec.numjobs.max(1) {
@@ -186,25 +185,6 @@ async fn prepare_all(
         .buffer_unordered(4)
         .try_collect()
         .await
-}
-
-/// Every I/O must fit one call: the client refuses reads over rsize and writes over wsize.
-fn check_sizes(spec: &JobSpec, client: &NfsClient) -> Result<(), EngineError> {
-    let reads = spec.rw.reads() || spec.verify.is_some();
-    let checks = [
-        (reads, &spec.bs[0], client.rsize(), "read", "rsize"),
-        (spec.rw.writes(), &spec.bs[1], client.wsize(), "write", "wsize"),
-    ];
-    for (used, bs, limit, what, option) in checks {
-        if used && bs.max() > u64::from(limit) {
-            return Err(EngineError::Usage(format!(
-                "job '{}': {what} block size {} is larger than the mount's {option}={limit}; nfsbench sends one call per I/O",
-                spec.name,
-                bs.max()
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// One clone's share of the process's CPU use: fio reports each job thread's own use, and summing

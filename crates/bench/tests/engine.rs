@@ -207,3 +207,27 @@ async fn nconnect_and_remoteports_spread_connections_over_the_server_addresses()
     client.unmount().await.expect("unmount");
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_io_larger_than_rsize_and_wsize_is_split_into_calls_and_verifies_clean() {
+    let server = TestServer::start().await;
+    let (reads, writes) = (server.server.nfs_calls(READ), server.server.nfs_calls(WRITE));
+    // 4 MiB I/Os over rsize=wsize=1 MiB: each one 4 calls, as the Linux client splits O_DIRECT I/O.
+    let job = ["--name=big", "--rw=write", "--bs=4m", "--size=16m", "--iodepth=2", "--verify=crc32c"];
+    let r = run(&server, "rsize=1048576,wsize=1048576", &job).await;
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    assert_eq!(io_bytes(&r, Dir::Write), 16 << 20);
+    assert_eq!(io_bytes(&r, Dir::Read), 16 << 20, "the verify phase read it all back");
+    assert_eq!(r.results[0].recorder.lat(Dir::Write).count(), 4, "4 I/Os of 4 MiB, timed as one each");
+    assert_eq!(server.server.nfs_calls(WRITE) - writes, 16, "16 WRITE calls of 1 MiB");
+    assert_eq!(server.server.nfs_calls(READ) - reads, 16, "16 READ calls of 1 MiB");
+    // A size that is not a multiple: 2.5 MiB I/Os end with a half-MiB call.
+    let job = ["--name=odd", "--rw=read", "--bs=2560k", "--size=5m", "--verify=crc32c", "--do_verify=0"];
+    let r = run(&server, "rsize=1048576", &["--name=odd", "--rw=write", "--bs=2560k", "--size=5m", "--verify=crc32c"])
+        .await;
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    let r = run(&server, "rsize=1048576", &job).await;
+    assert!(r.failures.is_empty() && r.results[0].verify_errors == 0, "{:?}", r.failures);
+    assert_eq!(io_bytes(&r, Dir::Read), 5 << 20);
+    server.stop().await;
+}

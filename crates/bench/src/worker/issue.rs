@@ -1,6 +1,6 @@
 //! Choosing and submitting the next call.
 
-use super::{Op, Phase, Submitted, Worker};
+use super::{split, Op, Phase, Submitted, Worker};
 use bytes::Bytes;
 use fio_job::Rw;
 use nfs_client::StableHow;
@@ -83,14 +83,25 @@ impl Worker {
         let before = Instant::now();
         let submitted = match op {
             Op::Read { file, offset, len } => {
-                Submitted::Read(self.client.submit_read(&self.files[file].fh, offset, len as u32))
+                let fh = &self.files[file].fh;
+                Submitted::Read(
+                    split::pieces(offset, len, self.client.rsize())
+                        .map(|(at, n)| (self.client.submit_read(fh, at, n as u32), n))
+                        .collect(),
+                )
             }
             Op::Write { file, offset, .. } => {
                 self.wrote = true;
                 // A direct write is stable when acknowledged (what O_DIRECT through the Linux client gives
                 // for a single-RPC write); buffered writes are UNSTABLE and committed on fsync or close.
                 let stable = if self.spec.direct { StableHow::FileSync } else { StableHow::Unstable };
-                let submitted = self.client.submit_write(&self.files[file].fh, offset, data, stable);
+                let fh = &self.files[file].fh;
+                let submitted = split::pieces(offset, data.len() as u64, self.client.wsize())
+                    .map(|(at, n)| {
+                        let start = (at - offset) as usize;
+                        (self.client.submit_write(fh, at, data.slice(start..start + n as usize), stable), n)
+                    })
+                    .collect();
                 self.state[file].writes_in_flight += 1;
                 self.count_write_for_sync(file);
                 Submitted::Write(submitted)

@@ -8,6 +8,7 @@
 
 mod completion;
 mod issue;
+mod split;
 mod unit_map;
 
 use crate::layout::PreparedFile;
@@ -58,10 +59,11 @@ pub(crate) enum Op {
     Sync { file: usize },
 }
 
-/// A call handed to the client.
+/// The calls of one I/O handed to the client (several when it is larger than rsize/wsize), with the
+/// bytes each asked for.
 enum Submitted {
-    Read(Pending<ReadReply>),
-    Write(Pending<WriteReply>),
+    Read(Vec<(Pending<ReadReply>, u64)>),
+    Write(Vec<(Pending<WriteReply>, u64)>),
     Sync(Pending<[u8; 8]>),
 }
 
@@ -83,8 +85,36 @@ struct Done {
 /// Await a submitted call; one function so that every in-flight future has the same type.
 async fn track(op: Op, submitted: Submitted, slat_ns: u64, submitted_at: Instant) -> Done {
     let result = match submitted {
-        Submitted::Read(p) => p.await.map(Reply::Read),
-        Submitted::Write(p) => p.await.map(Reply::Write),
+        Submitted::Read(calls) => {
+            let (mut replies, mut asked) = (Vec::with_capacity(calls.len()), Vec::with_capacity(calls.len()));
+            let mut result = Ok(());
+            for (p, len) in calls {
+                match p.await {
+                    Ok(r) if result.is_ok() => {
+                        replies.push(r);
+                        asked.push(len);
+                    }
+                    Ok(_) => {}
+                    Err(e) => result = result.and(Err(e)),
+                }
+            }
+            result.map(|()| Reply::Read(split::merge_reads(replies, &asked)))
+        }
+        Submitted::Write(calls) => {
+            let (mut replies, mut sent) = (Vec::with_capacity(calls.len()), Vec::with_capacity(calls.len()));
+            let mut result = Ok(());
+            for (p, len) in calls {
+                match p.await {
+                    Ok(r) if result.is_ok() => {
+                        replies.push(r);
+                        sent.push(len);
+                    }
+                    Ok(_) => {}
+                    Err(e) => result = result.and(Err(e)),
+                }
+            }
+            result.map(|()| Reply::Write(split::merge_writes(replies, &sent)))
+        }
         Submitted::Sync(p) => p.await.map(Reply::Sync),
     };
     Done { op, slat_ns, submitted_at, result }

@@ -33,6 +33,8 @@ Each target gets its inputs in the format its header comment gives:
                         command-line arguments
   mount_options         a target, NUL, a mount option string (targets and options as the docs and
                         tests of crates/mount-options write them)
+  compare_plan          `nfsbench compare` plan files (plans/*.toml)
+  wire_hello            the wire-baseline hello of each mode
 
 Python 3 standard library only; deterministic for given golden files.
 """
@@ -374,6 +376,11 @@ def config_seeds(corpus):
     for n, (target, options) in enumerate(MOUNT_CASES):
         text = target if options is None else f"{target}\0{options}"
         corpus.add("mount_options", f"case-{n:02}", text.encode())
+    for plan in sorted((ROOT / "plans").glob("*.toml")):
+        corpus.add("compare_plan", plan.stem, plan.read_bytes())
+    # The wire-baseline hello: magic, version 1, mode (1 stream, 2 ping-pong), 2 reserved, size (BE).
+    for mode, size in ((1, 1 << 20), (2, 64)):
+        corpus.add("wire_hello", f"mode-{mode}", b"NFSBWIRE" + bytes([1, mode, 0, 0]) + size.to_bytes(4, "big"))
 
 
 def main():

@@ -56,6 +56,7 @@ pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<
     let clock = Instant::now();
     let cells_dir = setup.out_dir.join("cells");
     std::fs::create_dir_all(&cells_dir).map_err(|e| format!("creating {}: {e}", cells_dir.display()))?;
+    remove_earlier_cells(&cells_dir);
     let runnable: Vec<&Case> =
         plan.cases.iter().zip(unsupported).filter(|(_, u)| u.is_none()).map(|(c, _)| c).collect();
     let any_rdma = runnable.iter().any(|c| c.is_rdma());
@@ -247,6 +248,17 @@ fn loopback_list(plan: &Plan, cases: &[&Case]) -> String {
     let _ = plan;
     loopback_addrs(cases)
         .map_or_else(|_| "127.0.0.1".into(), |a| a.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "))
+}
+
+/// A directory used before keeps no repetition of an earlier comparison: only this run's are listed.
+fn remove_earlier_cells(dir: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let path = e.path();
+        if path.extension().is_some_and(|x| x == "json" || x == "err") {
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }
 
 fn with_server_log(e: String, server: Option<&EmbeddedServer>) -> String {

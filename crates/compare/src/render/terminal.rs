@@ -6,7 +6,8 @@ use crate::summarize::cell_headline;
 
 /// The table and statements as printed after a comparison.
 pub fn to_terminal(report: &Report) -> String {
-    let mut s = format!("{} — {} — {} repetitions\n", report.title, report.target, report.reps);
+    let reps = if report.reps == 1 { "1 repetition".to_string() } else { format!("{} repetitions", report.reps) };
+    let mut s = format!("{} — {} — {reps}\n", report.title, report.target);
     for w in &report.workloads {
         let cells: Vec<_> = report.cells.iter().filter(|c| c.workload == w.name).collect();
         if cells.is_empty() {

@@ -55,7 +55,7 @@ pub struct CompareArgs {
     /// rand-read-4k:iodepth=1,4,16,64 or seq-read-1m:bs=4k,64k,1m,16m), repeatable
     #[arg(long = "sweep", value_name = "WORKLOAD:PARAM=VALUES")]
     pub sweeps: Vec<String>,
-    /// Bytes per job's file for the default workloads [default: 256m, 64m with --quick]
+    /// Bytes per job's file where the plan gives no size [default: 256m, 64m with --quick]
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
     /// RDMA provider of the RDMA cases: auto (the embedded server: soft; a target: verbs when an RDMA

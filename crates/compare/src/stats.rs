@@ -39,6 +39,13 @@ pub fn estimate(samples: &[f64]) -> Estimate {
     Estimate { mean, lo: mean - half, hi: mean + half, n: n as u32 }
 }
 
+/// [`estimate`] of a quantity that cannot be negative (bandwidth, IOPS, latency, CPU): its interval
+/// stops at 0.
+pub fn estimate_nonnegative(samples: &[f64]) -> Estimate {
+    let e = estimate(samples);
+    Estimate { lo: e.lo.max(0.0), ..e }
+}
+
 /// The paired ratio of `case` to `baseline` (same length, rep k with rep k), with its interval and
 /// verdict. Pairs with a non-positive member are left out.
 pub fn paired_ratio(case: &[f64], baseline: &[f64]) -> (Estimate, Verdict) {
@@ -85,6 +92,11 @@ mod tests {
         assert!(close(e.hi - e.mean, 4.303 * 2.0 / 3f64.sqrt()), "{e:?}");
         assert!(close(e.mean - e.lo, e.hi - e.mean));
         assert_eq!(e.n, 3);
+        let wide = estimate_nonnegative(&[1.0, 100.0]);
+        assert_eq!(wide.lo, 0.0, "a non-negative quantity's interval stops at 0: {wide:?}");
+        assert!(estimate(&[1.0, 100.0]).lo < 0.0);
+        let (r, _) = paired_ratio(&[1.1, 3.0], &[1.0, 1.0]);
+        assert!(r.lo < 1.0, "a ratio's interval is not clamped: {r:?}");
         let one = estimate(&[5.0]);
         assert_eq!((one.lo, one.hi, one.n), (5.0, 5.0, 1));
         assert_eq!(estimate(&[]).n, 0);

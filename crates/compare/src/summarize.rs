@@ -4,7 +4,7 @@
 use crate::measure::{percentiles_us, RepMeasure, PERCENTILE_POINTS};
 use crate::model::{CaseRow, Cell, Estimate, Metric, Ratio, Report, Sweep, SweepPoint, WireBaseline, WorkloadRow};
 use crate::plan::{Case, Plan, Workload};
-use crate::stats::{estimate, paired_ratio};
+use crate::stats::{estimate_nonnegative, paired_ratio};
 use crate::validate::Unsupported;
 use std::collections::BTreeMap;
 
@@ -95,7 +95,7 @@ pub fn headline(metric: Metric, m: &RepMeasure) -> f64 {
 }
 
 fn cell(case: &Case, w: &Workload, reps: &[&Outcome], wire: &[WireBaseline]) -> Cell {
-    let each = |f: &dyn Fn(&Outcome) -> f64| estimate(&reps.iter().map(|o| f(o)).collect::<Vec<_>>());
+    let each = |f: &dyn Fn(&Outcome) -> f64| estimate_nonnegative(&reps.iter().map(|o| f(o)).collect::<Vec<_>>());
     let per_gb = |cpu: f64, m: &RepMeasure| if m.bytes > 0 { cpu / (m.bytes as f64 / 1e9) } else { f64::NAN };
     let mut bins = BTreeMap::new();
     for o in reps {

@@ -12,7 +12,7 @@ const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,
 color:#222;background:#fff;padding:0 16px}h1{font-size:1.6em;margin-bottom:4px}h2{margin-top:32px;border-bottom:1px solid #ddd;\
 padding-bottom:4px}h3{margin:18px 0 4px}.facts{color:#555}.notes{background:#fff6d6;border-left:4px solid #e0a800;padding:8px 16px}\
 table{border-collapse:collapse;margin:8px 0;font-size:.9em}td,th{border:1px solid #ddd;padding:4px 8px;text-align:right}\
-th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}.higher{color:#1a7f37}.lower{color:#b3261e}.same{color:#777}\
+th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}table.text td,table.text th,table.cells td:nth-child(2){text-align:left}.higher{color:#1a7f37}.lower{color:#b3261e}.same{color:#777}\
 svg.chart{max-width:960px;display:block;margin:8px 0 20px}svg .grid{stroke:#e5e5e5}svg .tick{font-size:11px;fill:#555}\
 svg .axis,svg .legend,svg .group{font-size:12px;fill:#333}svg .err{stroke:#222;stroke-width:1.5;fill:none}\
 svg .line{fill:none;stroke-width:2}.unsupported{color:#777;font-style:italic}code{font-size:.95em}";
@@ -222,7 +222,7 @@ fn scaling(report: &Report) -> String {
 }
 
 fn tables(report: &Report) -> String {
-    let mut s = String::from("<h2>Test cases</h2>\n<table><tr><th>case</th><th>vers</th><th>proto</th><th>nconnect</th><th>remoteports</th><th>rsize/wsize</th><th>credits/inline</th><th>mount options</th><th>transport</th></tr>");
+    let mut s = String::from("<h2>Test cases</h2>\n<table class=\"text\"><tr><th>case</th><th>vers</th><th>proto</th><th>nconnect</th><th>remoteports</th><th>rsize/wsize</th><th>credits/inline</th><th>mount options</th><th>transport</th></tr>");
     for c in &report.cases {
         let (io, rdma) = (io_sizes(&c.case), rdma_settings(&c.case));
         let transport = match &c.unsupported {
@@ -234,7 +234,7 @@ fn tables(report: &Report) -> String {
             esc(&c.case.name), esc(&c.case.vers), esc(&c.case.proto), c.case.nconnect, esc(c.case.remoteports.as_deref().unwrap_or("-")), esc(&c.mount_options)
         );
     }
-    s += "</table>\n<h2>Cells</h2>\n<table><tr><th>case</th><th>workload</th><th>MB/s [95% CI]</th><th>IOPS [95% CI]</th><th>clat mean µs</th><th>p99 µs</th><th>host CPU-s/GB</th><th>host CPU-s per 10⁶ I/O</th><th>client CPU-s/GB</th><th>server CPU-s/GB</th><th>of wire</th><th>fio JSON</th></tr>";
+    s += "</table>\n<h2>Cells</h2>\n<table class=\"cells\"><tr><th>case</th><th>workload</th><th>MB/s [95% CI]</th><th>IOPS [95% CI]</th><th>clat mean µs</th><th>p99 µs</th><th>host CPU-s/GB</th><th>host CPU-s per 10⁶ I/O</th><th>client CPU-s/GB</th><th>server CPU-s/GB</th><th>of wire</th><th>fio JSON</th></tr>";
     for c in &report.cells {
         let p99 = p99(c);
         let links: Vec<String> =

@@ -8,6 +8,7 @@ use crate::summarize::cell_headline;
 pub fn to_terminal(report: &Report) -> String {
     let reps = if report.reps == 1 { "1 repetition".to_string() } else { format!("{} repetitions", report.reps) };
     let mut s = format!("{} — {} — {reps}\n", report.title, report.target);
+    let cw = report.cases.iter().map(|c| c.case.name.chars().count()).max().unwrap_or(4).max(16);
     for w in &report.workloads {
         let cells: Vec<_> = report.cells.iter().filter(|c| c.workload == w.name).collect();
         if cells.is_empty() {
@@ -17,14 +18,14 @@ pub fn to_terminal(report: &Report) -> String {
         let unit = format!("{} [95% CI]", w.metric.unit());
         let vs_header = format!("vs {}", report.baseline_case);
         s.push_str(&format!(
-            "  {:<16} {:<30} {:>10} {:>10} {:>14} {:>7}  {}\n",
+            "  {:<cw$} {:<30} {:>10} {:>10} {:>14} {:>7}  {}\n",
             "case", unit, "clat µs", "p99 µs", "host CPU-s/GB", "of wire", vs_header
         ));
         for c in cells {
             let p99 = p99(c);
             let vs = vs_baseline(report, &c.case, &w.name);
             s.push_str(&format!(
-                "  {:<16} {:<30} {:>10} {:>10} {:>14} {:>7}  {vs}\n",
+                "  {:<cw$} {:<30} {:>10} {:>10} {:>14} {:>7}  {vs}\n",
                 c.case,
                 headline(w.metric, &cell_headline(w.metric, c)),
                 number(c.clat_mean_us.mean),
@@ -55,7 +56,7 @@ pub fn to_terminal(report: &Report) -> String {
     for sweep in &report.sweeps {
         s.push_str(&format!("\nsweep of {} on {} ({}):\n", sweep.parameter, sweep.workload, sweep.metric.unit()));
         for p in &sweep.points {
-            s.push_str(&format!("  {:<16} {:>8} {}\n", p.case, p.label, estimate(&p.value)));
+            s.push_str(&format!("  {:<cw$} {:>8} {}\n", p.case, p.label, estimate(&p.value)));
         }
     }
     if !report.ratios.is_empty() {

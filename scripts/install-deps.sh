@@ -6,14 +6,15 @@
 #   test   also the peers and tools the tests use: tshark, the VM lab's packages, cargo-fuzz, and for the
 #          nfsbench-client-* interop scenarios NFS-Ganesha (+ rpcbind), iproute2's ss, Debian's fio
 #          (fio_jsonplus_clat2csv, with python3-six) and fio-plot in a venv (lab/peers/fio-plot.sh), and
-#          Chromium, whose headless mode renders `nfsbench compare`'s HTML report in a test
+#          Chromium, whose headless mode renders `nfsbench compare`'s HTML report in a test, and Open MPI's
+#          mpirun (crates/mpi-rt loads libmpi at run time; the build never needs it)
 set -euo pipefail
 what=${1:-build}
 SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
 
 debs="build-essential pkg-config ca-certificates curl python3 libibverbs-dev librdmacm-dev libclang-dev clang"
 [ "$what" = test ] && debs="$debs tshark tcpdump python3 python3-six python3-venv iproute2 fio
-  nfs-ganesha nfs-ganesha-vfs rpcbind chromium"
+  nfs-ganesha nfs-ganesha-vfs rpcbind chromium openmpi-bin"
 missing=$(for p in $debs; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
 if [ -n "$missing" ]; then
   echo "install-deps: installing Debian packages:" $missing >&2

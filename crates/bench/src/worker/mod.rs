@@ -82,38 +82,34 @@ struct Done {
     result: Result<Reply, ClientError>,
 }
 
+/// Every call of one I/O answered: the replies with the bytes each asked for, or the first error.
+async fn await_all<T>(calls: Vec<(Pending<T>, u64)>) -> Result<(Vec<T>, Vec<u64>), ClientError> {
+    let (mut replies, mut lens) = (Vec::with_capacity(calls.len()), Vec::with_capacity(calls.len()));
+    let mut first_error = None;
+    for (pending, len) in calls {
+        // Each call is awaited even after an error, so none is left behind unanswered.
+        match pending.await {
+            Ok(reply) => {
+                replies.push(reply);
+                lens.push(len);
+            }
+            Err(e) => first_error = first_error.or(Some(e)),
+        }
+    }
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok((replies, lens)),
+    }
+}
+
 /// Await a submitted call; one function so that every in-flight future has the same type.
 async fn track(op: Op, submitted: Submitted, slat_ns: u64, submitted_at: Instant) -> Done {
     let result = match submitted {
         Submitted::Read(calls) => {
-            let (mut replies, mut asked) = (Vec::with_capacity(calls.len()), Vec::with_capacity(calls.len()));
-            let mut result = Ok(());
-            for (p, len) in calls {
-                match p.await {
-                    Ok(r) if result.is_ok() => {
-                        replies.push(r);
-                        asked.push(len);
-                    }
-                    Ok(_) => {}
-                    Err(e) => result = result.and(Err(e)),
-                }
-            }
-            result.map(|()| Reply::Read(split::merge_reads(replies, &asked)))
+            await_all(calls).await.map(|(replies, asked)| Reply::Read(split::merge_reads(replies, &asked)))
         }
         Submitted::Write(calls) => {
-            let (mut replies, mut sent) = (Vec::with_capacity(calls.len()), Vec::with_capacity(calls.len()));
-            let mut result = Ok(());
-            for (p, len) in calls {
-                match p.await {
-                    Ok(r) if result.is_ok() => {
-                        replies.push(r);
-                        sent.push(len);
-                    }
-                    Ok(_) => {}
-                    Err(e) => result = result.and(Err(e)),
-                }
-            }
-            result.map(|()| Reply::Write(split::merge_writes(replies, &sent)))
+            await_all(calls).await.map(|(replies, sent)| Reply::Write(split::merge_writes(replies, &sent)))
         }
         Submitted::Sync(p) => p.await.map(Reply::Sync),
     };

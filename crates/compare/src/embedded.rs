@@ -30,6 +30,8 @@ pub struct EmbeddedConfig {
 #[derive(Debug)]
 pub struct EmbeddedServer {
     child: Child,
+    /// The loopback addresses it serves.
+    pub addrs: Vec<IpAddr>,
     /// NFS and MOUNT over TCP (same port on every address).
     pub nfs_port: u16,
     /// RPC-over-RDMA (same port on every address), when started with RDMA.
@@ -77,6 +79,7 @@ impl EmbeddedServer {
             .map_err(|e| format!("starting {} serve: {e}", config.exe.display()))?;
         let mut server = EmbeddedServer {
             child,
+            addrs: config.addrs.clone(),
             nfs_port,
             rdma_port,
             baseline_tcp: SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0),

@@ -153,9 +153,13 @@ pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<
         started,
         duration_s: clock.elapsed().as_secs_f64(),
         machine: crate::machine::describe(setup.cpus),
-        target: match &setup.target {
-            Some(t) => t.clone(),
-            None => format!("embedded RAM server (nfsbench serve, mem:) on {}", loopback_list(plan, &runnable)),
+        target: match (&setup.target, &server) {
+            (Some(t), _) => t.clone(),
+            (None, Some(s)) => format!(
+                "embedded RAM server (nfsbench serve, mem:) on {}",
+                s.addrs.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
+            ),
+            (None, None) => String::new(),
         },
         notes,
     };
@@ -242,12 +246,6 @@ fn loopback_addrs(cases: &[&Case]) -> Result<Vec<IpAddr>, String> {
         }
     }
     Ok(addrs)
-}
-
-fn loopback_list(plan: &Plan, cases: &[&Case]) -> String {
-    let _ = plan;
-    loopback_addrs(cases)
-        .map_or_else(|_| "127.0.0.1".into(), |a| a.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "))
 }
 
 /// A directory used before keeps no repetition of an earlier comparison: only this run's are listed.

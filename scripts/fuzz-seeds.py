@@ -378,9 +378,9 @@ def config_seeds(corpus):
         corpus.add("mount_options", f"case-{n:02}", text.encode())
     for plan in sorted((ROOT / "plans").glob("*.toml")):
         corpus.add("compare_plan", plan.stem, plan.read_bytes())
-    # The wire-baseline hello: magic, version 1, mode (1 stream, 2 ping-pong), 2 reserved, size (BE).
+    # The wire-baseline hello: magic, version 2, mode (1 stream, 2 ping-pong), 2 reserved, size (BE).
     for mode, size in ((1, 1 << 20), (2, 64)):
-        corpus.add("wire_hello", f"mode-{mode}", b"NFSBWIRE" + bytes([1, mode, 0, 0]) + size.to_bytes(4, "big"))
+        corpus.add("wire_hello", f"mode-{mode}", b"NFSBWIRE" + bytes([2, mode, 0, 0]) + size.to_bytes(4, "big"))
 
 
 def main():

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! 0..8   magic "NFSBWIRE"
-//! 8      version (1)
+//! 8      version (2: the RDMA Write bandwidth client ends with "done")
 //! 9      mode: 1 stream (TCP stream, RDMA Write bandwidth), 2 ping-pong
 //! 10..12 reserved, zero
 //! 12..16 message size in bytes (stream: the writes' size; ping-pong: the echoed message's)
@@ -12,7 +12,7 @@ use crate::error::WireError;
 
 pub const HELLO_LEN: usize = 16;
 const MAGIC: &[u8; 8] = b"NFSBWIRE";
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
 /// Largest stream message (a responder allocates one of these per connection).
 pub const MAX_MESSAGE: u32 = 16 << 20;
 /// Largest ping-pong message.
@@ -91,7 +91,7 @@ mod tests {
         type Corrupt<'a> = &'a dyn Fn(&mut [u8; HELLO_LEN]);
         let cases: [(Corrupt, &str); 5] = [
             (&|b| b[0] = b'X', "not an nfsbench"),
-            (&|b| b[8] = 2, "version 2"),
+            (&|b| b[8] = 1, "version 1"),
             (&|b| b[9] = 7, "mode 7"),
             (&|b| b[11] = 1, "reserved"),
             (&|b| b[12..16].copy_from_slice(&u32::MAX.to_be_bytes()), "message size"),
@@ -102,7 +102,14 @@ mod tests {
             let e = Hello::decode(&b).expect_err("refused").to_string();
             assert!(e.contains(needle), "{e}");
         }
-        assert!(Hello::decode(&[]).is_err());
+        let whole = h.encode();
+        for short in 0..HELLO_LEN {
+            assert!(Hello::decode(&whole[..short]).is_err(), "{short} bytes");
+        }
         assert!(Hello::decode(&Hello { mode: Mode::Stream, size: 0 }.encode()).is_err());
+        assert!(Hello::decode(&Hello { mode: Mode::PingPong, size: MAX_PING + 1 }.encode()).is_err());
+        let biggest = Hello { mode: Mode::Stream, size: MAX_MESSAGE };
+        assert_eq!(Hello::decode(&biggest.encode()).expect("the cap itself"), biggest);
+        assert!(Hello::decode(&Hello { mode: Mode::Stream, size: MAX_MESSAGE + 1 }.encode()).is_err());
     }
 }

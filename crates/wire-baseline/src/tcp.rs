@@ -1,7 +1,15 @@
-//! The TCP baselines. Stream: the client writes 1 MiB buffers on N connections for the duration, then
-//! half-closes; the responder reads and discards, and answers the byte count it received (u64), so the
-//! figure is what arrived, not what was buffered. Ping-pong: messages of the hello's size echoed, one
-//! outstanding, TCP_NODELAY on both ends.
+//! The TCP baselines. Every connection opens with the client's 16-byte [`Hello`] (magic, version, mode,
+//! message size); a responder closes a connection whose hello is wrong or late, and only that one.
+//!
+//! - Stream (iperf -P N): the client opens N connections, then starts the clock and writes 1 MiB
+//!   buffers on each until the duration is over, then half-closes (shutdown write). The responder reads
+//!   and discards, and at end of stream answers the byte count it received (u64, big-endian), so the
+//!   figure is what arrived, not what was buffered; the clock stops when the last count is in.
+//! - Ping-pong (netperf TCP_RR, qperf tcp_lat): messages of the hello's size echoed, one outstanding,
+//!   TCP_NODELAY on both ends.
+//!
+//! A responder waits at most [`GRACE`] for any read or write, so a peer that vanished without closing
+//! frees its task; its memory is one buffer of at most 1 MiB per connection.
 
 use crate::error::WireError;
 use crate::hello::{Hello, Mode, HELLO_LEN};
@@ -11,11 +19,11 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-/// How long a responder waits for a hello, and a measurer for answers beyond its duration.
-const GRACE: Duration = Duration::from_secs(10);
+/// How long a responder waits for a peer, and a measurer for connections and answers.
+pub(crate) const GRACE: Duration = Duration::from_secs(10);
 const STREAM_WRITE: usize = 1 << 20;
 
-/// Answer baseline connections on `listener` until the task is dropped.
+/// Answer baseline connections on `listener` until the task is dropped (aborted).
 pub async fn serve_tcp(listener: TcpListener) {
     loop {
         match listener.accept().await {
@@ -44,20 +52,20 @@ async fn respond(mut conn: TcpStream) -> Result<(), WireError> {
             let mut buf = vec![0u8; STREAM_WRITE];
             let mut total = 0u64;
             loop {
-                let n = conn.read(&mut buf).await?;
+                let n = timed(conn.read(&mut buf)).await??;
                 if n == 0 {
                     break;
                 }
                 total += n as u64;
             }
-            conn.write_all(&total.to_be_bytes()).await?;
-            conn.shutdown().await?;
+            timed(conn.write_all(&total.to_be_bytes())).await??;
+            timed(conn.shutdown()).await??;
         }
         Mode::PingPong => {
             let mut buf = vec![0u8; hello.size as usize];
             loop {
-                match conn.read_exact(&mut buf).await {
-                    Ok(_) => conn.write_all(&buf).await?,
+                match timed(conn.read_exact(&mut buf)).await? {
+                    Ok(_) => timed(conn.write_all(&buf)).await??,
                     Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(()),
                     Err(e) => return Err(e.into()),
                 }
@@ -67,12 +75,14 @@ async fn respond(mut conn: TcpStream) -> Result<(), WireError> {
     Ok(())
 }
 
-/// Stream to `addr` over `connections` connections for `duration`.
+/// Stream to the responder at `addr` over `connections` connections (at least 1) for `duration`.
+/// Each connection writes at least one buffer; `bytes` is what the responders counted.
 pub async fn tcp_stream(addr: SocketAddr, connections: u32, duration: Duration) -> Result<Stream, WireError> {
+    let opened = futures_util::future::join_all((0..connections.max(1)).map(|_| open_stream(addr))).await;
+    let conns = opened.into_iter().collect::<Result<Vec<_>, _>>()?;
     let start = Instant::now();
     let deadline = start + duration;
-    let streams = (0..connections.max(1)).map(|_| one_stream(addr, deadline));
-    let counts = futures_util::future::join_all(streams).await;
+    let counts = futures_util::future::join_all(conns.into_iter().map(|c| one_stream(c, deadline))).await;
     let mut bytes = 0;
     for c in counts {
         bytes += c?;
@@ -80,43 +90,62 @@ pub async fn tcp_stream(addr: SocketAddr, connections: u32, duration: Duration) 
     Ok(Stream { bytes, seconds: start.elapsed().as_secs_f64() })
 }
 
-async fn one_stream(addr: SocketAddr, deadline: Instant) -> Result<u64, WireError> {
+async fn open_stream(addr: SocketAddr) -> Result<TcpStream, WireError> {
     let mut conn = timed(TcpStream::connect(addr)).await??;
-    conn.write_all(&Hello { mode: Mode::Stream, size: STREAM_WRITE as u32 }.encode()).await?;
-    let buf = vec![0x5a_u8; STREAM_WRITE];
-    while Instant::now() < deadline {
-        conn.write_all(&buf).await?;
-    }
-    conn.shutdown().await?;
-    let mut count = [0u8; 8];
-    timed(conn.read_exact(&mut count)).await??;
-    Ok(u64::from_be_bytes(count))
+    timed(conn.write_all(&Hello { mode: Mode::Stream, size: STREAM_WRITE as u32 }.encode())).await??;
+    Ok(conn)
 }
 
-/// Ping-pong `size`-byte messages with `addr` for `duration`.
+/// Writes until `deadline` (once at least), half-closes, and returns the responder's count, which must
+/// be what was written.
+async fn one_stream(mut conn: TcpStream, deadline: Instant) -> Result<u64, WireError> {
+    let buf = vec![0x5a_u8; STREAM_WRITE];
+    let mut written = 0u64;
+    loop {
+        timed(conn.write_all(&buf)).await??;
+        written += buf.len() as u64;
+        if Instant::now() >= deadline {
+            break;
+        }
+    }
+    timed(conn.shutdown()).await??;
+    let mut count = [0u8; 8];
+    timed(conn.read_exact(&mut count)).await??;
+    let count = u64::from_be_bytes(count);
+    if count != written {
+        return Err(WireError::Protocol(format!("the responder counted {count} bytes of the {written} sent")));
+    }
+    Ok(count)
+}
+
+/// Ping-pong `size`-byte messages (1..=[`crate::MAX_PING`]) with the responder at `addr` for
+/// `duration`, one outstanding; at least one round trip.
 pub async fn tcp_ping_pong(addr: SocketAddr, size: u32, duration: Duration) -> Result<PingPong, WireError> {
     let hello = Hello { mode: Mode::PingPong, size };
     Hello::decode(&hello.encode())?;
     let mut conn = timed(TcpStream::connect(addr)).await??;
     conn.set_nodelay(true)?;
-    conn.write_all(&hello.encode()).await?;
+    timed(conn.write_all(&hello.encode())).await??;
     let msg = vec![0xa5_u8; size as usize];
     let mut back = vec![0u8; size as usize];
     let mut samples = Vec::new();
     let deadline = Instant::now() + duration;
-    while Instant::now() < deadline {
+    loop {
         let t = Instant::now();
-        conn.write_all(&msg).await?;
+        timed(conn.write_all(&msg)).await??;
         timed(conn.read_exact(&mut back)).await??;
         samples.push(t.elapsed().as_nanos() as u64);
         if back != msg {
             return Err(WireError::Protocol("the echo differs from the message sent".into()));
         }
+        if Instant::now() >= deadline {
+            break;
+        }
     }
     Ok(PingPong::from_samples(samples))
 }
 
-/// `f` with the grace timeout.
+/// `f`, or [`WireError::Timeout`] after [`GRACE`].
 pub(crate) async fn timed<F: std::future::Future>(f: F) -> Result<F::Output, WireError> {
     tokio::time::timeout(GRACE, f).await.map_err(|_| WireError::Timeout(GRACE.as_secs()))
 }

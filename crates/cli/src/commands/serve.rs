@@ -1,5 +1,8 @@
 //! `nfsbench serve`: the embedded NFSv3 + MOUNT v3 server on TCP and, with `--rdma`, NFS over
-//! RPC-over-RDMA v1 too (port 20049, any provider: verbs on an RDMA device, soft without one).
+//! RPC-over-RDMA v1 too (port 20049, any provider: verbs on an RDMA device, soft without one). With
+//! `--baseline-listen ADDR:PORT` it also answers `nfsbench compare`'s wire baselines (the
+//! `wire-baseline` crate): the raw TCP stream and ping-pong on ADDR:PORT and, with `--rdma`, RDMA Write
+//! bandwidth and Send ping-pong on ADDR, port PORT+1 (any when PORT is 0), over the same provider.
 //!
 //! Flags and the optional TOML file are merged into a [`ServePlan`]; the listeners are bound first (so
 //! the ports chosen for `:0` are what GETPORT answers), then the backends and the server are built, the
@@ -76,7 +79,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_inline, requires = "rdma")]
     pub rdma_inline: Option<u32>,
     /// Also answer `nfsbench compare`'s wire baselines (TCP stream and ping-pong) on ADDR:PORT, and with
-    /// --rdma the RDMA ones (Write bandwidth, Send ping-pong) on ADDR, port PORT+1 (any when PORT is 0)
+    /// --rdma the RDMA ones (Write bandwidth, Send ping-pong) on ADDR, port PORT+1 (any when PORT is 0),
+    /// over --rdma-provider; the ready file lists them last (TCP, then RDMA)
     #[arg(long, value_name = "ADDR:PORT", value_parser = spec::parse_listen)]
     pub baseline_listen: Option<SocketAddr>,
 }
@@ -180,10 +184,7 @@ fn serve(args: &ServeArgs) -> Result<(), Failure> {
             .unwrap_or_default();
         let rdma_stats: Vec<_> = rdma_servers.iter().map(RdmaServer::stats).collect();
         let baselines = baseline.map(|(tcp, rdma)| {
-            let mut tasks = Vec::new();
-            if let Ok(tcp) = tokio::net::TcpListener::from_std(tcp) {
-                tasks.push(tokio::spawn(wire_baseline::serve_tcp(tcp)));
-            }
+            let mut tasks = vec![tokio::spawn(wire_baseline::serve_tcp(tcp))];
             tasks.extend(rdma.map(|l| tokio::spawn(wire_baseline::serve_rdma(l))));
             tasks
         });
@@ -270,18 +271,24 @@ fn rdma_listeners(args: &ServeArgs, tcp: &[SocketAddr]) -> Result<RdmaListeners,
 }
 
 /// The wire-baseline listeners of `--baseline-listen`: TCP on `addr`, and RDMA on the same address at
-/// port+1 (any port when `addr`'s is 0) over the RDMA listeners' provider.
+/// port+1 (any port when `addr`'s is 0) over the RDMA listeners' provider. Made inside the runtime.
 fn baseline_listeners(
     addr: SocketAddr,
     rdma: Option<&RdmaListeners>,
-) -> Result<(std::net::TcpListener, Option<Box<dyn rdma::Listener>>), Failure> {
+) -> Result<(tokio::net::TcpListener, Option<Box<dyn rdma::Listener>>), Failure> {
     let failed = |e: &dyn std::fmt::Display| Failure::Run(format!("--baseline-listen {addr}: {e}"));
+    let rdma_port = match (rdma, addr.port()) {
+        (None, _) | (_, 0) => 0,
+        (Some(_), port) => port.checked_add(1).ok_or_else(|| {
+            Failure::Usage(format!("--baseline-listen {addr}: no port {port}+1 for the RDMA baseline"))
+        })?,
+    };
     let tcp = std::net::TcpListener::bind(addr).map_err(|e| failed(&e))?;
     tcp.set_nonblocking(true).map_err(|e| failed(&e))?;
+    let tcp = tokio::net::TcpListener::from_std(tcp).map_err(|e| failed(&e))?;
     let rdma = match rdma {
         Some(r) => {
-            let port = if addr.port() == 0 { 0 } else { addr.port().wrapping_add(1) };
-            let at = SocketAddr::new(addr.ip(), port);
+            let at = SocketAddr::new(addr.ip(), rdma_port);
             Some(r.provider.listen(at).map_err(|e| Failure::Run(format!("--baseline-listen (RDMA) {at}: {e}")))?)
         }
         None => None,

@@ -8,6 +8,7 @@ use crate::layout::{prepare_file, LayoutRequest, PreparedFile};
 use crate::live::LiveCounters;
 use crate::offsets::Region;
 use crate::paths::{export_relative, resolve_directory};
+use crate::peers::{private_path, Peers};
 use crate::permutation::splitmix64;
 use crate::verify::{Verifier, VerifyKind, HEADER_LEN};
 use crate::worker::{self, WorkerOutcome, WorkerSetup};
@@ -27,6 +28,8 @@ pub struct EngineConfig {
     pub live: Arc<LiveCounters>,
     /// Print fio's "Laying out IO file" lines on stderr.
     pub verbose_layout: bool,
+    /// The other clients of a many-clients run, if any: files per client, groups started together.
+    pub peers: Option<Arc<dyn Peers>>,
 }
 
 /// The run's results: one per job clone, in job order, and what went wrong.
@@ -75,7 +78,10 @@ async fn run_group(
         let verifier = verifier_for(&spec)?;
         let directories = spec.directories();
         for jobnum in 0..spec.numjobs.max(1) {
-            let names = spec.file_names(jobnum);
+            let mut names = spec.file_names(jobnum);
+            if let Some(peers) = config.peers.as_ref().filter(|_| spec.filenames.is_empty()) {
+                names = names.iter().map(|n| private_path(n, peers.rank())).collect();
+            }
             let mut files = Vec::new();
             for (filenum, name) in names.iter().enumerate() {
                 let (path, notice) = export_relative(name, &directories, &config.export);
@@ -104,7 +110,9 @@ async fn run_group(
         }
     }
     config.live.begin_group(clones.len());
-    let prepared = prepare_all(client, requests, config).await?;
+    let group = clones.first().map_or(0, |c| c.spec.group);
+    let shared = clones.iter().any(|c| !c.spec.filenames.is_empty());
+    let prepared = prepare_in_step(client, requests, config, shared, group).await?;
     // CPU is counted from the end of the longest startdelay + ramp_time, as fio resets its counters there.
     let warmup = clones.iter().map(|c| c.spec.startdelay + c.spec.ramp_time).max().unwrap_or_default();
     let cpu_mark = tokio::spawn(async move {
@@ -149,6 +157,36 @@ async fn run_group(
         run.results.push(result_for(clone, outcome, cpu.clone()));
     }
     Ok(())
+}
+
+/// Lay out the group's files; with peers, in step with them: client 0 first when files are shared (the
+/// others then find them laid out), and nobody starts the clock until every client is ready.
+async fn prepare_in_step(
+    client: &NfsClient,
+    requests: BTreeMap<String, LayoutRequest>,
+    config: &EngineConfig,
+    shared: bool,
+    group: u32,
+) -> Result<BTreeMap<String, PreparedFile>, EngineError> {
+    let Some(peers) = &config.peers else {
+        return prepare_all(client, requests, config).await;
+    };
+    let prepared = if !shared || peers.rank() == 0 {
+        let done = prepare_all(client, requests, config).await;
+        if shared && !peers.all_ok(done.is_ok()) {
+            return Err(done.err().unwrap_or(EngineError::Peer { group }));
+        }
+        done
+    } else {
+        if !peers.all_ok(true) {
+            return Err(EngineError::Peer { group });
+        }
+        prepare_all(client, requests, config).await
+    };
+    if !peers.all_ok(prepared.is_ok()) {
+        return Err(prepared.err().unwrap_or(EngineError::Peer { group }));
+    }
+    prepared
 }
 
 /// Lay out every distinct file of the group, a few at a time.

@@ -7,6 +7,7 @@
 //!   and how large it is (sequential, random through a map, or uniform), and [`verify`] writes and checks
 //!   self-describing blocks for `verify=crc32c|md5`.
 //! - [`live::LiveCounters`] feed a progress line while the run goes on.
+//! - [`Peers`] keeps several clients (MPI ranks) in step: their own files, every group started together.
 //!
 //! Timing follows fio: submission latency (slat) is the time to encode and queue a call, completion
 //! latency (clat) runs from there to the reply being reaped, and lat is their sum.
@@ -18,6 +19,7 @@ pub mod layout;
 pub mod live;
 pub mod offsets;
 pub mod paths;
+pub mod peers;
 pub mod permutation;
 pub mod verify;
 pub mod worker;
@@ -25,3 +27,4 @@ pub mod worker;
 pub use engine::{run, EngineConfig, EngineRun};
 pub use error::EngineError;
 pub use live::{LiveCounters, LiveSnapshot};
+pub use peers::Peers;

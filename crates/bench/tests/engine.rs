@@ -26,8 +26,12 @@ fn jobs(args: &[&str]) -> fio_job::JobSet {
 
 async fn run(server: &TestServer, options: &str, args: &[&str]) -> EngineRun {
     let client = NfsClient::mount(&spec(server.addr.port(), options)).await.expect("mount");
-    let config =
-        EngineConfig { export: "/export".into(), live: Arc::new(LiveCounters::default()), verbose_layout: false };
+    let config = EngineConfig {
+        export: "/export".into(),
+        live: Arc::new(LiveCounters::default()),
+        verbose_layout: false,
+        peers: None,
+    };
     let run = bench::run(&client, &jobs(args), &config).await.expect("engine runs");
     client.unmount().await.expect("unmount");
     run
@@ -190,8 +194,12 @@ async fn nconnect_and_remoteports_spread_connections_over_the_server_addresses()
     let server = TestServer::start_with(&listen, |s| s);
     let options = "nconnect=8,remoteports=127.0.0.1-127.0.0.4";
     let client = NfsClient::mount(&spec(port, options)).await.expect("mount");
-    let config =
-        EngineConfig { export: "/export".into(), live: Arc::new(LiveCounters::default()), verbose_layout: false };
+    let config = EngineConfig {
+        export: "/export".into(),
+        live: Arc::new(LiveCounters::default()),
+        verbose_layout: false,
+        peers: None,
+    };
     let job = jobs(&["--name=s", "--rw=randread", "--bs=4k", "--size=1m", "--iodepth=32"]);
     let r = bench::run(&client, &job, &config).await.expect("engine runs");
     assert!(r.failures.is_empty(), "{:?}", r.failures);

@@ -1,11 +1,12 @@
 //! MPI for nfsbench, found at run time: when `mpirun` started this process (Open MPI sets
 //! `OMPI_COMM_WORLD_SIZE`), Open MPI's `libmpi.so.40` is loaded with dlopen and used for what many
-//! clients need — who am I (rank, size, host), start together (barrier), and hand every rank's result
-//! to rank 0 (gather). Without mpirun nothing is loaded, so building and running nfsbench never needs an
+//! clients need — who am I (rank, size, host), start together (barrier), agree whether to go on (the
+//! worst of every rank's status), and hand every rank's result to rank 0 (gather). Without mpirun nothing is loaded, so building and running nfsbench never needs an
 //! MPI installation.
 //!
 //! Open MPI's ABI: a communicator or datatype handle is the address of a predefined object
-//! (`MPI_COMM_WORLD` is `&ompi_mpi_comm_world`, `MPI_BYTE` `&ompi_mpi_byte`, `MPI_INT` `&ompi_mpi_int`),
+//! (`MPI_COMM_WORLD` is `&ompi_mpi_comm_world`, `MPI_BYTE` `&ompi_mpi_byte`, `MPI_INT` `&ompi_mpi_int`,
+//! `MPI_MAX` `&ompi_mpi_op_max`),
 //! found here as data symbols of the library. MPICH-family libraries (integer handles) are not loaded.
 
 use libloading::{Library, Symbol};
@@ -37,6 +38,7 @@ pub struct Mpi {
 
 type Comm = *mut c_void;
 type Datatype = *mut c_void;
+type Op = *mut c_void;
 
 impl Mpi {
     /// MPI when this process was started by Open MPI's mpirun, `None` otherwise.
@@ -107,6 +109,22 @@ impl Mpi {
             let barrier: Symbol<unsafe extern "C" fn(Comm) -> c_int> = self.sym(b"MPI_Barrier\0")?;
             self.check("MPI_Barrier", barrier(world))
         }
+    }
+
+    /// The largest of every rank's `value`, at every rank (MPI_Allreduce with MPI_MAX): how ranks agree
+    /// whether to go on — each gives its own status and all learn the worst. Also a barrier.
+    pub fn all_max(&self, value: i32) -> Result<i32, MpiError> {
+        let world = self.handle(b"ompi_mpi_comm_world\0")?;
+        let (int, max) = (self.handle(b"ompi_mpi_int\0")?, self.handle(b"ompi_mpi_op_max\0")?);
+        let mut out: c_int = 0;
+        type Allreduce = unsafe extern "C" fn(*const c_void, *mut c_void, c_int, Datatype, Op, Comm) -> c_int;
+        // SAFETY: one c_int in, one c_int out, MPI_INT with MPI_MAX over MPI_COMM_WORLD.
+        unsafe {
+            let allreduce: Symbol<Allreduce> = self.sym(b"MPI_Allreduce\0")?;
+            let send = (&value as *const i32).cast();
+            self.check("MPI_Allreduce", allreduce(send, (&mut out as *mut c_int).cast(), 1, int, max, world))?;
+        }
+        Ok(out)
     }
 
     /// Every rank's `bytes`, in rank order, at rank 0 (`None` at the other ranks).

@@ -1,5 +1,5 @@
 //! Open MPI's mpirun starts 4 ranks of `mpi-check` on this host: MPI is found at run time, the ranks meet
-//! at a barrier, and rank 0 gathers each rank's message (of a different length each) in rank order.
+//! at a barrier, agree on the largest of their values (all_max), and rank 0 gathers each rank's message (of a different length each) in rank order.
 //! Needs Debian's openmpi-bin (scripts/install-deps.sh test installs it).
 
 use std::process::Command;
@@ -14,8 +14,9 @@ fn four_ranks_gather_their_messages_at_rank_0() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 4, "{stdout}");
-    for (rank, line) in lines.iter().enumerate() {
+    assert_eq!(lines.len(), 5, "{stdout}");
+    assert_eq!(lines[4], "worst: 3, every rank agrees: true", "all_max gives every rank the largest value");
+    for (rank, line) in lines[..4].iter().enumerate() {
         let mine = format!("rank {rank} of 4 on ");
         assert!(line.starts_with(&format!("{rank}: ")) && line.contains(&mine), "{line}");
     }

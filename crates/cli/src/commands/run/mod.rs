@@ -92,7 +92,7 @@ async fn run_jobs(args: &RunArgs, jobs: &fio_job::JobSet, spec: &MountSpec) -> a
         }
     };
     let live = Arc::new(LiveCounters::default());
-    let config = EngineConfig { export: spec.export.clone(), live: live.clone(), verbose_layout: true };
+    let config = EngineConfig { export: spec.export.clone(), live: live.clone(), verbose_layout: true, peers: None };
     let show_progress = match args.eta {
         Eta::Always => true,
         Eta::Never => false,

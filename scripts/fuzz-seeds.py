@@ -35,6 +35,9 @@ Each target gets its inputs in the format its header comment gives:
                         tests of crates/mount-options write them)
   compare_plan          `nfsbench compare` plan files (plans/*.toml)
   wire_hello            the wire-baseline hello of each mode
+  job_result_wire       job results as MPI ranks send them to rank 0 (crates/report/src/wire.rs), written
+                        here: no jobs, one job with reads, a group of clones with reads, writes, syncs,
+                        errors and several rate series, and a message of another version
 
 Python 3 standard library only; deterministic for given golden files.
 """
@@ -383,6 +386,95 @@ def config_seeds(corpus):
         corpus.add("wire_hello", f"mode-{mode}", b"NFSBWIRE" + bytes([2, mode, 0, 0]) + size.to_bytes(4, "big"))
 
 
+# crates/report/src/wire.rs: version 1 of the job-results byte form (compact JSON, fields in this order).
+WIRE_FORMAT, WIRE_VERSION = "nfsbench-job-results", 1
+
+
+def wire_stat(samples):
+    """A latency distribution of these nanosecond samples. Distinct values here are far enough apart to
+    fall in distinct HDR buckets (3 significant digits), so each is its own [value, count] pair."""
+    counts = {}
+    for v in samples:
+        counts[v] = counts.get(v, 0) + 1
+    return {
+        "count": len(samples),
+        "min": min(samples, default=0),
+        "max": max(samples, default=0),
+        "sum": sum(samples),
+        "sum_sq": sum(v * v for v in samples),
+        "hist": [[v, n] for v, n in sorted(counts.items())],
+    }
+
+
+def wire_dir(ios):
+    """One direction: ios is a list of (bytes, slat, clat)."""
+    return {
+        "bytes": sum(b for b, _, _ in ios),
+        "ios": len(ios),
+        "short": 0,
+        "dropped": 0,
+        "slat": wire_stat([s for _, s, _ in ios]),
+        "clat": wire_stat([c for _, _, c in ios]),
+        "lat": wire_stat([s + c for _, s, c in ios]),
+    }
+
+
+def wire_job(name, reads, writes=(), syncs=(), series=None, jobs=1, errors=0):
+    f64 = lambda x: struct.unpack("<Q", struct.pack("<d", x))[0]  # noqa: E731
+    n = len(reads) + len(writes)
+    return {
+        "name": name,
+        "groupid": 0,
+        "jobs": jobs,
+        "error": 0,
+        "runtime_ns": 1_000_000_000,
+        "recorder": {
+            "read": wire_dir(reads),
+            "write": wire_dir(writes),
+            "sync": wire_stat(list(syncs)),
+            "lat_buckets_ns": [0] * 10,
+            "lat_buckets_us": [0, 0, n, 0, 0, 0, 0, 0, 0, 0],
+            "lat_buckets_ms": [0] * 12,
+            "depth_map": [n, 0, 0, 0, 0, 0, 0],
+            "submit_map": [0, n, 0, 0, 0, 0, 0],
+            "complete_map": [0, n, 0, 0, 0, 0, 0],
+            "first_error": 5 if errors else 0,
+            "total_errors": errors,
+            "series": series
+            or [{"read_bytes": [sum(b for b, _, _ in reads)], "read_ios": [len(reads)], "write_bytes": [],
+                 "write_ios": [], "end_ns": 600_000_000}],
+            "member_runtime_ms": 1000 * jobs if jobs > 1 else None,
+        },
+        "cpu": {
+            "usr_pct_bits": f64(1.5), "sys_pct_bits": f64(20.25), "ctx": 1000, "majf": 0, "minf": 12,
+            "host_usr_pct_bits": f64(3.0), "host_sys_pct_bits": f64(7.0), "host_idle_pct_bits": f64(90.0),
+            "cpu_seconds_bits": f64(0.217),
+        },
+        "job_options": [["rw", "randrw"], ["bs", "4k"], ["group_reporting", ""]],
+        "description": "seed" if jobs > 1 else None,
+        "verify_errors": 0,
+    }
+
+
+def wire_message(jobs, version=WIRE_VERSION):
+    doc = {"format": WIRE_FORMAT, "version": version, "jobs": jobs}
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def wire_seeds(corpus):
+    """Seeds for the job-results byte form that MPI ranks send to rank 0."""
+    reads = [(4096, 40, 1500), (4096, 41, 25_000), (4096, 0, 4_000_000)]
+    writes = [(65536, 90, 180_000), (65536, 95, 7_000_000_000)]
+    rate = {"read_bytes": [8192, 0, 4096], "read_ios": [2, 0, 1], "write_bytes": [65536, 65536],
+            "write_ios": [1, 1], "end_ns": 1_500_000_000}
+    grouped = wire_job("clones", reads, writes, syncs=[30_000, 700_000], series=[rate, rate, rate], jobs=3,
+                       errors=2)
+    corpus.add("job_result_wire", "no-jobs", wire_message([]))
+    corpus.add("job_result_wire", "one-job", wire_message([wire_job("reader", reads[:2])]))
+    corpus.add("job_result_wire", "grouped-clones", wire_message([grouped, wire_job("reader", reads)]))
+    corpus.add("job_result_wire", "other-version", wire_message([], version=2))
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__.split("\n\n")[1])
@@ -392,6 +484,7 @@ def main():
     pcap_seeds(corpus)
     client_seeds(corpus)
     config_seeds(corpus)
+    wire_seeds(corpus)
     for target, count in sorted(corpus.counts.items()):
         print(f"{target}: {count} seeds")
 

@@ -10,6 +10,9 @@
 //! - No "disk_util" (nfsbench has no local block device) and no per-priority "prios".
 //! - Extra: per job `nfsbench_verify_errors`; top level `nfsbench` {version, fio_compat, histogram,
 //!   start_time_ms, notes}.
+//! - Client mode (several MPI ranks, [`crate::clients`]): one "All clients" object per job unit instead of
+//!   fio's single sum of everything, with the unit's job name in `nfsbench_job`; the other differences are
+//!   listed there.
 
 use std::time::SystemTime;
 

@@ -58,7 +58,10 @@ impl LatencyStat {
             self.hist = new_histogram();
         }
         if let Some(h) = self.hist.as_mut() {
-            h.saturating_record_n(ns, n);
+            // Clamped here rather than by the histogram: its counts array reaches past HIST_MAX_NS (to the
+            // end of the top power-of-two bucket), and every bucket must stay at or below HIST_MAX_NS for
+            // the wire form (crate::wire) to be checkable.
+            h.saturating_record_n(ns.min(HIST_MAX_NS), n);
         }
         if self.count == 0 || ns < self.min {
             self.min = ns;
@@ -165,6 +168,70 @@ impl LatencyStat {
         out
     }
 
+    /// The exact moments: (count, min, max, Σx, Σx²).
+    pub(crate) fn moments(&self) -> (u64, u64, u64, u128, u128) {
+        (self.count, self.min, self.max, self.sum, self.sum_sq)
+    }
+
+    /// Every non-empty histogram bucket as (a value inside the bucket, count), ascending. The value is the
+    /// bucket's highest equivalent value, capped at [`HIST_MAX_NS`] (which lies in the top bucket), so
+    /// recording it again lands in the same bucket.
+    pub(crate) fn buckets(&self) -> Vec<(u64, u64)> {
+        let Some(h) = self.hist.as_ref() else {
+            return Vec::new();
+        };
+        h.iter_recorded().map(|v| (v.value_iterated_to().min(HIST_MAX_NS), v.count_at_value())).collect()
+    }
+
+    /// Rebuilds a distribution from its [`moments`](Self::moments) and [`buckets`](Self::buckets),
+    /// checking that they are consistent: bucket values at most [`HIST_MAX_NS`] and strictly ascending,
+    /// counts non-zero and summing to `count`, min ≤ max, Σx between count×min and count×max, and all
+    /// zero when `count` is 0. The error says which check failed.
+    pub(crate) fn from_parts(
+        (count, min, max, sum, sum_sq): (u64, u64, u64, u128, u128),
+        buckets: &[(u64, u64)],
+    ) -> Result<Self, String> {
+        if count == 0 {
+            if min != 0 || max != 0 || sum != 0 || sum_sq != 0 || !buckets.is_empty() {
+                return Err("an empty distribution with non-zero moments or buckets".into());
+            }
+            return Ok(Self::default());
+        }
+        if min > max {
+            return Err(format!("min {min} > max {max}"));
+        }
+        let (lo, hi) = (u128::from(min) * u128::from(count), u128::from(max) * u128::from(count));
+        if sum < lo || sum > hi {
+            return Err(format!("sum {sum} outside count × [min, max]"));
+        }
+        let mut total = 0u64;
+        let mut previous: Option<u64> = None;
+        for &(value, n) in buckets {
+            if value > HIST_MAX_NS {
+                return Err(format!("histogram value {value} above the histogram's maximum {HIST_MAX_NS}"));
+            }
+            if n == 0 {
+                return Err(format!("histogram bucket {value} with count 0"));
+            }
+            if previous.is_some_and(|p| p >= value) {
+                return Err(format!("histogram values not ascending at {value}"));
+            }
+            previous = Some(value);
+            total = total.checked_add(n).ok_or("histogram counts overflow")?;
+        }
+        if total != count {
+            return Err(format!("histogram counts sum to {total}, not to the sample count {count}"));
+        }
+        let mut h = new_histogram().ok_or("cannot allocate a histogram")?;
+        for &(value, n) in buckets {
+            h.saturating_record_n(value, n);
+        }
+        if h.iter_recorded().count() != buckets.len() {
+            return Err("two histogram values fall in the same bucket".into());
+        }
+        Ok(Self { hist: Some(h), count, min, max, sum, sum_sq })
+    }
+
     /// json+ "bins": (bucket value in ns, count) for every non-empty bucket, ascending. The value is the
     /// bucket's middle value (fio's `plat_idx_to_val` also reports the middle of its bucket).
     pub fn bins(&self) -> Vec<(u64, u64)> {
@@ -196,5 +263,18 @@ mod tests {
         assert_eq!(s.max(), HIST_MAX_NS * 3);
         assert_eq!(s.count(), 1);
         assert_eq!(s.percentiles(&[50.0])[0].1, HIST_MAX_NS * 3);
+    }
+
+    #[test]
+    fn values_just_above_one_hour_share_the_top_bucket() {
+        // The histogram's counts reach past HIST_MAX_NS; samples there still go to HIST_MAX_NS's bucket,
+        // so every bucket value stays at or below it (crate::wire relies on that).
+        let mut s = LatencyStat::new();
+        s.record(HIST_MAX_NS + 100_000_000_000);
+        s.record(HIST_MAX_NS);
+        assert_eq!(s.bins().len(), 1);
+        assert_eq!(s.buckets(), vec![(HIST_MAX_NS, 2)]);
+        let again = LatencyStat::from_parts(s.moments(), &s.buckets()).unwrap();
+        assert_eq!(again.bins(), s.bins());
     }
 }

@@ -10,15 +10,18 @@
 //!   [`JobRecorder::merge`] combines clones (exactly associative).
 //! - [`CpuSnapshot`] / [`CpuUsage`] — procfs CPU time, context switches, page faults, host CPU split.
 //! - [`JobResult`] / [`RunResult`] — what the engine hands over at the end; [`group_results`] applies
-//!   fio's group_reporting.
+//!   fio's group_reporting, folding jobs together with [`merge_job`].
 //! - [`to_fio_json`] (json / json+) and [`to_normal_text`] — fio's layouts; the module docs of [`json`]
 //!   list every deliberate difference (HDR bins, version string, extra `nfsbench` keys).
 //! - [`Progress`] — fio's live "Jobs: …" status line.
+//! - [`wire`] — an exact, checked byte form of a run's [`JobResult`]s for carrying them between processes
+//!   (MPI ranks); [`clients`] merges the ranks' results into fio's client-mode report ("All clients").
 //!
 //! Options that change the report are read from the job's and the global options, by fio's names:
 //! `group_reporting`, `clat_percentiles`, `lat_percentiles`, `slat_percentiles`, `iodepth`,
 //! `latency_target`, `latency_window`, `latency_percentile`, `continue_on_error`.
 
+pub mod clients;
 mod cpu;
 pub mod json;
 mod latency;
@@ -28,6 +31,7 @@ mod recorder;
 mod result;
 mod text;
 pub mod units;
+pub mod wire;
 
 pub use cpu::{CpuSnapshot, CpuUsage};
 pub use json::{to_fio_json, version_string, FIO_COMPAT};
@@ -35,7 +39,7 @@ pub use latency::{LatencyStat, HIST_MAX_NS, HIST_SIGFIG};
 pub use progress::{eta_string, run_string, JobPhase, Progress, ProgressSnapshot};
 pub use rate::{RunningStat, SAMPLE_INTERVAL};
 pub use recorder::JobRecorder;
-pub use result::{group_results, JobResult, RunResult, DEFAULT_PERCENTILES};
+pub use result::{group_results, merge_job, JobResult, RunResult, DEFAULT_PERCENTILES};
 pub use text::to_normal_text;
 
 /// Direction of a data I/O. fio's third direction, trim, is always empty but still printed in JSON.

@@ -77,11 +77,16 @@ impl RunningStat {
     }
 }
 
+/// Most intervals a series keeps (about 58 days at 500 ms); later completions are not sampled.
+pub(crate) const MAX_INTERVALS: usize = 10_000_000;
+
 /// One job's completed bytes and I/Os per sample interval, per direction.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RateSeries {
-    bytes: [Vec<u64>; 2],
-    ios: [Vec<u64>; 2],
+    /// Bytes completed per interval, per direction (`Dir::index`).
+    pub(crate) bytes: [Vec<u64>; 2],
+    /// I/Os completed per interval; the same length as `bytes` of the same direction.
+    pub(crate) ios: [Vec<u64>; 2],
     /// How long this job ran, if the engine said so with `JobRecorder::finish`.
     pub(crate) end: Option<Duration>,
 }
@@ -96,7 +101,7 @@ impl RateSeries {
     pub(crate) fn record(&mut self, dir: Dir, bytes: u64, offset: Duration) {
         let k = interval_index(offset);
         // A completion absurdly far in the future (clock bug) must not allocate without bound.
-        if k > 10_000_000 {
+        if k >= MAX_INTERVALS {
             return;
         }
         let d = dir.index();

@@ -95,11 +95,11 @@ pub(crate) fn dir_runtime_ms(job: &JobResult, dir: Dir) -> u64 {
 
 /// fio's `job_runtime` (`total_run_time`): the sum of the members' run times in ms.
 pub(crate) fn job_runtime_ms(job: &JobResult) -> u64 {
-    job.recorder.member_runtime_ms.unwrap_or_else(|| runtime_ms(job.runtime) * u64::from(job.jobs.max(1)))
+    job.recorder.member_runtime_ms.unwrap_or_else(|| runtime_ms(job.runtime).saturating_mul(u64::from(job.jobs.max(1))))
 }
 
 fn merge_cpu(a: &CpuUsage, a_ms: u64, b: &CpuUsage, b_ms: u64) -> CpuUsage {
-    let total = (a_ms + b_ms) as f64;
+    let total = a_ms.saturating_add(b_ms) as f64;
     let weighted =
         |x: f64, y: f64| if total > 0.0 { (x * a_ms as f64 + y * b_ms as f64) / total } else { (x + y) / 2.0 };
     CpuUsage {
@@ -115,26 +115,34 @@ fn merge_cpu(a: &CpuUsage, a_ms: u64, b: &CpuUsage, b_ms: u64) -> CpuUsage {
     }
 }
 
+/// Folds `other` into `into`, as fio's `sum_thread_stats` adds one job to a reporting unit: recorders
+/// merged, `job_runtime` (the members' run times in ms) summed, CPU counters summed with usr/sys
+/// percentages weighted by run time, `jobs` summed, run time the longest, verify errors summed, the first
+/// non-zero error kept. Name, groupid and options stay those of `into`.
+pub fn merge_job(into: &mut JobResult, other: &JobResult) {
+    let (a_ms, b_ms) = (job_runtime_ms(into), job_runtime_ms(other));
+    into.cpu = merge_cpu(&into.cpu, a_ms, &other.cpu, b_ms);
+    into.recorder.merge(&other.recorder);
+    into.recorder.member_runtime_ms = Some(a_ms.saturating_add(b_ms));
+    into.jobs = into.jobs.saturating_add(other.jobs.max(1));
+    into.runtime = into.runtime.max(other.runtime);
+    into.verify_errors = into.verify_errors.saturating_add(other.verify_errors);
+    if into.error == 0 {
+        into.error = other.error;
+    }
+}
+
 /// fio's reporting units (`__show_run_stats`): consecutive jobs that have `group_reporting` and share a
 /// groupid become one result — named after the first, `jobs` summed, latencies and counters merged,
 /// per-direction run time the longest, `job_runtime` and CPU times summed (usr/sys percentages weighted by
-/// run time), first non-zero error kept. Other jobs come back unchanged.
+/// run time), first non-zero error kept ([`merge_job`]). Other jobs come back unchanged.
 pub fn group_results(run: &RunResult) -> Vec<JobResult> {
     let mut out: Vec<(JobResult, bool)> = Vec::new();
     for job in &run.jobs {
         let grouped = run.flag(job, "group_reporting").unwrap_or(false);
         if let Some((last, last_grouped)) = out.last_mut() {
             if grouped && *last_grouped && last.groupid == job.groupid {
-                let (a_ms, b_ms) = (job_runtime_ms(last), job_runtime_ms(job));
-                last.cpu = merge_cpu(&last.cpu, a_ms, &job.cpu, b_ms);
-                last.recorder.merge(&job.recorder);
-                last.recorder.member_runtime_ms = Some(a_ms + b_ms);
-                last.jobs += job.jobs.max(1);
-                last.runtime = last.runtime.max(job.runtime);
-                last.verify_errors += job.verify_errors;
-                if last.error == 0 {
-                    last.error = job.error;
-                }
+                merge_job(last, job);
                 continue;
             }
         }

@@ -136,7 +136,7 @@ async fn run_group(
     }
     let mut outcomes = Vec::new();
     for handle in handles {
-        outcomes.push(handle.await.map_err(|e| EngineError::Usage(format!("a job task ended abnormally: {e}")))?);
+        outcomes.push(handle.await.map_err(|e| EngineError::Task(format!("a job task ended abnormally: {e}")))?);
     }
     let end = CpuSnapshot::now().ok();
     let (start, since) = if cpu_mark.is_finished() {

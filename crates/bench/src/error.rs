@@ -21,6 +21,9 @@ pub enum EngineError {
     /// The server's write verifier changed while laying out a file: it restarted and may have lost data.
     #[error("file '{name}': the server's write verifier changed while laying it out: unstable writes may be lost")]
     VerifierChanged { name: String },
+    /// A job's task ended abnormally (a panic): a bug, reported as such.
+    #[error("{0}")]
+    Task(String),
     /// Another client of a many-clients run could not go on (its own error is in its own report).
     #[error("another client failed before group {group} could start")]
     Peer { group: u32 },

@@ -3,17 +3,20 @@
 //! The command line is split ([`args`]); the job file and fio options become a [`fio_job::JobSet`]; the
 //! target and `-o` options a [`mount_options::MountSpec`]; the client mounts the export and the engine
 //! ([`bench::run`]) runs the groups; the results are written as fio writes them (normal, json, json+).
+//! Started by `mpirun -np N`, every rank is one client and rank 0 writes the merged result ([`clients`]).
 //!
 //! Exit status: 0 success; 1 the run failed (an I/O or verify error, the server unreachable); 2 bad usage
 //! or an unsupported option (the message names it).
 
 pub mod args;
+mod clients;
 mod output;
 mod progress;
 
 use anyhow::Context;
 use args::{Eta, RunArgs};
 use bench::{EngineConfig, LiveCounters};
+use clients::MpiClients;
 use mount_options::MountSpec;
 use nfs_client::{NfsClient, RdmaConfig};
 use std::process::ExitCode;
@@ -23,32 +26,33 @@ use std::time::SystemTime;
 /// Run `nfsbench run` with the arguments after the subcommand name.
 pub fn run(raw: &[String]) -> anyhow::Result<ExitCode> {
     super::init_logging();
-    let args = match args::parse(raw) {
-        Ok(args) if args.help => {
-            print!("{}", args::HELP);
+    // MPI comes up first, on the main thread (where every MPI call is made: the engine's Peers calls run
+    // inside `block_on`, on this thread).
+    let clients = match MpiClients::from_env() {
+        None => None,
+        Some(Ok(clients)) => Some(Arc::new(clients)),
+        Some(Err(message)) => {
+            eprintln!("nfsbench: {message}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let me = Me::new(clients.as_deref());
+    let setup = setup(raw, &me);
+    if let Some(clients) = &clients {
+        if !clients.all_ok(setup.is_ok()) {
+            return Ok(setup.err().unwrap_or_else(|| me.another_failed("starting")));
+        }
+    }
+    let (args, jobs, spec) = match setup {
+        Ok(Setup::Run(run)) => *run,
+        Ok(Setup::Help) => {
+            if me.speaks() {
+                print!("{}", args::HELP);
+            }
             return Ok(ExitCode::SUCCESS);
         }
-        Ok(args) => args,
-        Err(message) => return Ok(usage(&message)),
+        Err(code) => return Ok(code),
     };
-    let job_text = match &args.job_file {
-        Some(path) => {
-            Some(std::fs::read_to_string(path).with_context(|| format!("reading job file {}", path.display()))?)
-        }
-        None => None,
-    };
-    let job_name = args.job_file.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
-    let jobs = match fio_job::parse(job_text.as_deref().map(|t| (t, job_name.as_str())), &args.fio_args) {
-        Ok(jobs) => jobs,
-        Err(e) => return Ok(usage(&e.to_string())),
-    };
-    let spec = match MountSpec::parse(&args.target, args.mount_options.as_deref()) {
-        Ok(spec) => spec,
-        Err(e) => return Ok(usage(&e.to_string())),
-    };
-    for notice in jobs.notices.iter().chain(&spec.notices) {
-        eprintln!("nfsbench: note: {notice}");
-    }
     let clones: usize = jobs.jobs.iter().map(|j| j.numjobs.max(1) as usize).sum();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     // Half the cores: the client's tasks are cheap and a loopback or same-host server needs the rest; on
@@ -64,40 +68,78 @@ pub fn run(raw: &[String]) -> anyhow::Result<ExitCode> {
         b
     };
     let runtime = builder.enable_all().build().context("starting the client runtime")?;
-    runtime.block_on(run_jobs(&args, &jobs, &spec))
+    runtime.block_on(run_jobs(&args, &jobs, &spec, clients, &me))
 }
 
-async fn run_jobs(args: &RunArgs, jobs: &fio_job::JobSet, spec: &MountSpec) -> anyhow::Result<ExitCode> {
-    let rdma = match spec.proto {
-        mount_options::Proto::Rdma => match rdma_config(args) {
-            Ok(config) => Some(config),
-            Err(message) => {
-                eprintln!("nfsbench: {message}");
-                return Ok(ExitCode::FAILURE);
-            }
-        },
-        mount_options::Proto::Tcp => {
-            if let Some(flag) = args.rdma_flag_given() {
-                return Ok(usage(&format!("{flag} applies to proto=rdma only (this mount is proto=tcp)")));
-            }
-            None
-        }
+/// What the command line asks for.
+enum Setup {
+    Help,
+    Run(Box<(RunArgs, fio_job::JobSet, MountSpec)>),
+}
+
+/// The command line, the job file and the target, or the exit status that says why not.
+fn setup(raw: &[String], me: &Me) -> Result<Setup, ExitCode> {
+    let args = match args::parse(raw) {
+        Ok(args) if args.help => return Ok(Setup::Help),
+        Ok(args) => args,
+        Err(message) => return Err(me.usage(&message)),
     };
-    let client = match NfsClient::mount_with(spec, rdma).await {
-        Ok(client) => client,
-        Err(nfs_client::ClientError::Unsupported(what)) => return Ok(usage(&what)),
-        Err(e) => {
-            eprintln!("nfsbench: mounting {}: {e}", args.target);
-            return Ok(ExitCode::FAILURE);
+    let job_text = match &args.job_file {
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(text) => Some(text),
+            Err(e) => return Err(me.failed(&format!("reading job file {}: {e}", path.display()))),
+        },
+        None => None,
+    };
+    let job_name = args.job_file.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+    let jobs = match fio_job::parse(job_text.as_deref().map(|t| (t, job_name.as_str())), &args.fio_args) {
+        Ok(jobs) => jobs,
+        Err(e) => return Err(me.usage(&e.to_string())),
+    };
+    let spec = match MountSpec::parse(&args.target, args.mount_options.as_deref()) {
+        Ok(spec) => spec,
+        Err(e) => return Err(me.usage(&e.to_string())),
+    };
+    if me.speaks() {
+        for notice in jobs.notices.iter().chain(&spec.notices) {
+            eprintln!("nfsbench: note: {notice}");
         }
+    }
+    Ok(Setup::Run(Box::new((args, jobs, spec))))
+}
+
+async fn run_jobs(
+    args: &RunArgs,
+    jobs: &fio_job::JobSet,
+    spec: &MountSpec,
+    clients: Option<Arc<MpiClients>>,
+    me: &Me,
+) -> anyhow::Result<ExitCode> {
+    let mounted = mount(args, spec, me).await;
+    if let Some(clients) = &clients {
+        if !clients.all_ok(mounted.is_ok()) {
+            return Ok(match mounted {
+                Ok(client) => {
+                    let _ = client.unmount().await;
+                    me.another_failed("mounting")
+                }
+                Err(code) => code,
+            });
+        }
+    }
+    let client = match mounted {
+        Ok(client) => client,
+        Err(code) => return Ok(code),
     };
     let live = Arc::new(LiveCounters::default());
-    let config = EngineConfig { export: spec.export.clone(), live: live.clone(), verbose_layout: true, peers: None };
-    let show_progress = match args.eta {
-        Eta::Always => true,
-        Eta::Never => false,
-        Eta::Auto => std::io::IsTerminal::is_terminal(&std::io::stderr()),
-    };
+    let peers = clients.clone().map(|c| c as Arc<dyn bench::Peers>);
+    let config = EngineConfig { export: spec.export.clone(), live: live.clone(), verbose_layout: me.speaks(), peers };
+    let show_progress = me.speaks()
+        && match args.eta {
+            Eta::Always => true,
+            Eta::Never => false,
+            Eta::Auto => std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        };
     let ticker = show_progress.then(|| progress::spawn(live.clone(), jobs));
     let interrupts = tokio::spawn(stop_on_interrupt(live.clone()));
     let start_time = SystemTime::now();
@@ -108,31 +150,77 @@ async fn run_jobs(args: &RunArgs, jobs: &fio_job::JobSet, spec: &MountSpec) -> a
     }
     let connections = client.connections();
     if let Err(e) = client.unmount().await {
-        eprintln!("nfsbench: unmounting {}: {e}", args.target);
+        me.say(&format!("unmounting {}: {e}", args.target));
     }
     let engine_run = match outcome {
         Ok(run) => run,
-        Err(bench::EngineError::Usage(message)) => return Ok(usage(&message)),
-        Err(e) => {
-            eprintln!("nfsbench: {e}");
-            return Ok(ExitCode::FAILURE);
+        Err(bench::EngineError::Usage(message)) => return Ok(me.usage(&message)),
+        Err(e @ bench::EngineError::Task(_)) if clients.is_some() => {
+            // The ranks are no longer in step: end now, and mpirun ends the others.
+            me.say(&e.to_string());
+            std::process::exit(1);
         }
+        Err(bench::EngineError::Peer { .. }) if !me.speaks() => return Ok(ExitCode::FAILURE),
+        Err(e) => return Ok(me.failed(&e.to_string())),
     };
-    for notice in &engine_run.notices {
-        eprintln!("nfsbench: note: {notice}");
+    if me.speaks() {
+        for notice in &engine_run.notices {
+            eprintln!("nfsbench: note: {notice}");
+        }
     }
-    output::write(args, jobs, spec, &connections, engine_run.results, start_time)?;
-    for failure in &engine_run.failures {
+    let run = output::run_result(args, jobs, spec, &connections, engine_run.results, start_time);
+    let Some(clients) = clients else {
+        output::write(args, &run)?;
+        for failure in &engine_run.failures {
+            eprintln!("nfsbench: {failure}");
+        }
+        return Ok(if engine_run.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE });
+    };
+    let own = if engine_run.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+    let gathered = match clients.gather(&run, &engine_run.failures) {
+        Ok(Some(gathered)) => gathered,
+        Ok(None) => return Ok(own),
+        Err(message) => return Ok(me.failed(&message)),
+    };
+    let all = match report::clients::all_clients(&gathered.clients) {
+        Ok(all) => all,
+        Err(message) => return Ok(me.failed(&format!("merging the clients' results: {message}"))),
+    };
+    output::write_clients(args, &gathered.clients, &all)?;
+    for failure in &gathered.failures {
         eprintln!("nfsbench: {failure}");
     }
-    Ok(if engine_run.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if gathered.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// The client mounted as `-o` asks, or the exit status that says why not.
+async fn mount(args: &RunArgs, spec: &MountSpec, me: &Me) -> Result<NfsClient, ExitCode> {
+    let rdma = match spec.proto {
+        mount_options::Proto::Rdma => match rdma_config(args, me) {
+            Ok(config) => Some(config),
+            Err(message) => return Err(me.failed(&message)),
+        },
+        mount_options::Proto::Tcp => {
+            if let Some(flag) = args.rdma_flag_given() {
+                return Err(me.usage(&format!("{flag} applies to proto=rdma only (this mount is proto=tcp)")));
+            }
+            None
+        }
+    };
+    match NfsClient::mount_with(spec, rdma).await {
+        Ok(client) => Ok(client),
+        Err(nfs_client::ClientError::Unsupported(what)) => Err(me.usage(&what)),
+        Err(e) => Err(me.failed(&format!("mounting {}: {e}", args.target))),
+    }
 }
 
 /// The RDMA provider and settings of `--rdma-*`; the provider used is named on stderr, since every report
 /// must say which one carried the I/O.
-fn rdma_config(args: &RunArgs) -> Result<RdmaConfig, String> {
+fn rdma_config(args: &RunArgs, me: &Me) -> Result<RdmaConfig, String> {
     let provider = super::rdma_flags::open_provider(args.rdma_provider)?;
-    eprintln!("nfsbench: RPC-over-RDMA over {}", provider.name());
+    if me.speaks() {
+        eprintln!("nfsbench: RPC-over-RDMA over {}", provider.name());
+    }
     let mut config = RdmaConfig::new(provider);
     if let Some(credits) = args.rdma_credits {
         config.credits = credits;
@@ -156,7 +244,54 @@ async fn stop_on_interrupt(live: Arc<LiveCounters>) {
     }
 }
 
-fn usage(message: &str) -> ExitCode {
-    eprintln!("nfsbench run: {message}");
-    ExitCode::from(2)
+/// Who prints: a single process always; under MPI rank 0 speaks for everyone (every rank has the same
+/// command line, so usage errors and notes are said once) and the other ranks say only their own
+/// failures, naming themselves.
+struct Me {
+    /// "host rank K" under MPI.
+    name: Option<String>,
+    rank: usize,
+}
+
+impl Me {
+    fn new(clients: Option<&MpiClients>) -> Me {
+        match clients {
+            Some(c) => Me { name: Some(format!("{} rank {}", c.host(), c.rank())), rank: c.rank() },
+            None => Me { name: None, rank: 0 },
+        }
+    }
+
+    fn speaks(&self) -> bool {
+        self.rank == 0
+    }
+
+    /// One line on stderr, naming the rank under MPI.
+    fn say(&self, message: &str) {
+        match &self.name {
+            Some(name) => eprintln!("nfsbench: {name}: {message}"),
+            None => eprintln!("nfsbench: {message}"),
+        }
+    }
+
+    /// Exit status 1 after saying why.
+    fn failed(&self, message: &str) -> ExitCode {
+        self.say(message);
+        ExitCode::FAILURE
+    }
+
+    /// Exit status 2 after the usage message (said once).
+    fn usage(&self, message: &str) -> ExitCode {
+        if self.speaks() {
+            eprintln!("nfsbench run: {message}");
+        }
+        ExitCode::from(2)
+    }
+
+    /// Exit status 1 when this rank was fine but another was not (which said why itself).
+    fn another_failed(&self, step: &str) -> ExitCode {
+        if self.speaks() {
+            eprintln!("nfsbench: another client failed while {step}; stopping");
+        }
+        ExitCode::FAILURE
+    }
 }

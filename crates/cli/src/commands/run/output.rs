@@ -4,36 +4,57 @@ use super::args::{Format, RunArgs};
 use anyhow::Context;
 use mount_options::{MountSpec, Proto};
 use nfs_client::ConnectionInfo;
+use report::clients::ClientRun;
 use report::{JobResult, RunResult};
 use std::io::Write;
 use std::time::SystemTime;
 
-/// Build the run's result and write every format asked, one after another.
-pub fn write(
+/// The run's result as the report crate takes it.
+pub fn run_result(
     args: &RunArgs,
     jobs: &fio_job::JobSet,
     spec: &MountSpec,
     connections: &[ConnectionInfo],
     results: Vec<JobResult>,
     start_time: SystemTime,
-) -> anyhow::Result<()> {
-    let run = RunResult {
+) -> RunResult {
+    RunResult {
         jobs: results,
         global_options: jobs.global.0.clone(),
         start_time,
         percentile_list: jobs.jobs.iter().find_map(|j| j.percentile_list.clone()),
         notes: notes(args, spec, connections),
-    };
+    }
+}
+
+/// Write every format asked, one after another.
+pub fn write(args: &RunArgs, run: &RunResult) -> anyhow::Result<()> {
+    emit(args, |format| match format {
+        Format::Normal => Ok(report::to_normal_text(run)),
+        Format::Json | Format::JsonPlus => json_text(&report::to_fio_json(run, format == Format::JsonPlus)),
+    })
+}
+
+/// Write every format asked for the clients of a many-clients run, in fio's client-mode layout: each
+/// client's results, then "All clients".
+pub fn write_clients(args: &RunArgs, clients: &[ClientRun], all: &RunResult) -> anyhow::Result<()> {
+    emit(args, |format| match format {
+        Format::Normal => Ok(report::clients::to_client_text(clients, all)),
+        Format::Json | Format::JsonPlus => {
+            json_text(&report::clients::to_fio_client_json(clients, all, format == Format::JsonPlus))
+        }
+    })
+}
+
+fn json_text(value: &serde_json::Value) -> anyhow::Result<String> {
+    Ok(serde_json::to_string_pretty(value).context("encoding JSON")? + "\n")
+}
+
+/// The formats' texts, one after another, to `--output` or stdout.
+fn emit(args: &RunArgs, text_of: impl Fn(Format) -> anyhow::Result<String>) -> anyhow::Result<()> {
     let mut text = String::new();
     for format in &args.formats {
-        match format {
-            Format::Normal => text.push_str(&report::to_normal_text(&run)),
-            Format::Json | Format::JsonPlus => {
-                let value = report::to_fio_json(&run, *format == Format::JsonPlus);
-                text.push_str(&serde_json::to_string_pretty(&value).context("encoding JSON")?);
-                text.push('\n');
-            }
-        }
+        text.push_str(&text_of(*format)?);
     }
     match &args.output {
         Some(path) => std::fs::write(path, text).with_context(|| format!("writing {}", path.display())),

@@ -138,3 +138,44 @@ fn bad_plans_and_flags_are_refused_by_name_with_status_2() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_clients_sweep_runs_each_point_under_mpirun_and_reads_all_clients() {
+    let dir = scratch("compare-clients");
+    let out = dir.join("out");
+    let o = compare(&[
+        "--quick",
+        "--reps",
+        "1",
+        "--cases",
+        "tcp,rdma",
+        "--workloads",
+        "rand-read-4k",
+        "--sweep",
+        "rand-read-4k:clients=1,3",
+        "--size",
+        "4m",
+        "--no-wire",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
+    assert!(o.status.success(), "exit {:?}\nstdout:\n{stdout}\nstderr:\n{stderr}", o.status);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("report.json")).expect("JSON");
+    let sweep = &report["sweeps"][0];
+    assert_eq!(sweep["parameter"], "clients", "{sweep}");
+    let points = sweep["points"].as_array().expect("points");
+    assert_eq!(points.len(), 4, "2 cases × clients 1 and 3: {sweep}");
+    for p in points {
+        assert!(p["value"]["mean"].as_f64().unwrap_or(0.0) > 0.0, "{p}");
+    }
+    // The 3-client cells are fio client-mode JSON: three clients' rows and "All clients".
+    let cell = out.join("cells/rdma--rand-read-4k_clients_3--1.json");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&cell).expect("the 3-client cell")).expect("JSON");
+    let rows = doc["client_stats"].as_array().expect("client_stats");
+    assert_eq!(rows.iter().filter(|r| r["jobname"] == "All clients").count(), 1, "{doc}");
+    assert_eq!(rows.iter().filter(|r| r["jobname"] != "All clients").count(), 3);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,5 +1,7 @@
 //! One repetition of one cell: `nfsbench run` in a child process with the workload's fio options and
-//! the case's mount options, its json+ kept as the cell's fio JSON, its figures read back.
+//! the case's mount options, its json+ kept as the cell's fio JSON, its figures read back. A workload
+//! with `clients` runs as `mpirun -np CLIENTS nfsbench run ...`, whose JSON is fio's client mode: the
+//! figures are those of "All clients".
 
 use crate::measure::{from_fio_json, RepMeasure};
 use crate::plan::{Case, Workload};
@@ -60,7 +62,7 @@ impl ClientSetup {
         json: &Path,
     ) -> Result<RepMeasure, String> {
         let args = self.run_args(case, &workload.fio_args(runtime, ramp), json);
-        self.run_client(&args, json)?;
+        self.run_client(&args, json, workload.clients)?;
         let text = std::fs::read_to_string(json).map_err(|e| format!("reading {}: {e}", json.display()))?;
         let doc: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", json.display()))?;
@@ -69,6 +71,7 @@ impl ClientSetup {
 
     /// Write `workload`'s files once, unmeasured (sequential 1 MiB writes of each job's whole file over
     /// `case`), so that no measured run pays for the server allocating them.
+    /// With `clients`, every client lays out its own files (as many as the most any cell runs).
     pub fn lay_out(&self, case: &Case, workload: &Workload, numjobs: u32, json: &Path) -> Result<(), String> {
         let fio = vec![
             format!("--name={}", workload.job_name),
@@ -79,13 +82,24 @@ impl ClientSetup {
             format!("--size={}", workload.size),
             "--group_reporting".into(),
         ];
-        self.run_client(&self.run_args(case, &fio, json), json)
+        self.run_client(&self.run_args(case, &fio, json), json, workload.clients)
     }
 
-    fn run_client(&self, args: &[String], json: &Path) -> Result<(), String> {
+    fn run_client(&self, args: &[String], json: &Path, clients: Option<u32>) -> Result<(), String> {
         let err_path = json.with_extension("err");
         let err = std::fs::File::create(&err_path).map_err(|e| format!("creating {}: {e}", err_path.display()))?;
-        let status = Command::new(&self.exe)
+        let mut command = match clients {
+            Some(n) => {
+                let mut mpirun = Command::new("mpirun");
+                if is_root() {
+                    mpirun.arg("--allow-run-as-root");
+                }
+                mpirun.args(["--oversubscribe", "-np", &n.to_string()]).arg(&self.exe);
+                mpirun
+            }
+            None => Command::new(&self.exe),
+        };
+        let status = command
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -99,4 +113,22 @@ impl ClientSetup {
         let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no message");
         Err(format!("nfsbench {} exited with {status}: {last}", args.join(" ")))
     }
+}
+
+/// Whether Open MPI's mpirun runs here.
+pub fn mpirun_available() -> bool {
+    Command::new("mpirun")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// mpirun refuses root without --allow-run-as-root (containers and CI machines often run as root).
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("Uid:").map(|u| u.split_whitespace().next() == Some("0"))))
+        .unwrap_or(false)
 }

@@ -7,7 +7,7 @@ use crate::cell::ClientSetup;
 use crate::cpu_sampler::{CpuSampler, CLK_TCK};
 use crate::embedded::{EmbeddedConfig, EmbeddedServer};
 use crate::model::Report;
-use crate::plan::{Case, Plan, SweepParameter, Workload};
+use crate::plan::{Case, Plan, Workload};
 use crate::progress::PlanProgress;
 use crate::summarize::{headline, summarize, Context, Outcome};
 use crate::validate::Unsupported;
@@ -81,9 +81,9 @@ pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<
 
     // Files first, unmeasured, over the baseline case.
     let base_case = runnable.iter().find(|c| c.name == plan.baseline).copied().unwrap_or(runnable[0]);
-    for (job, (w, numjobs)) in files_to_lay_out(plan) {
+    for ((job, mpi), (w, numjobs)) in files_to_lay_out(plan) {
         progress.start(&format!("laying out {job}'s files"));
-        let json = setup.out_dir.join(format!("layout-{job}.json"));
+        let json = setup.out_dir.join(format!("layout-{job}{}.json", if mpi { "-clients" } else { "" }));
         client.lay_out(base_case, &w, numjobs, &json).map_err(|e| format!("laying out {job}'s files: {e}"))?;
     }
 
@@ -192,15 +192,15 @@ fn steps<'a>(plan: &'a Plan, cases: &[&'a Case]) -> Vec<Step<'a>> {
     steps
 }
 
-/// Each fio job name's workload with the most jobs any cell gives it.
-fn files_to_lay_out(plan: &Plan) -> BTreeMap<String, (Workload, u32)> {
-    let mut files: BTreeMap<String, (Workload, u32)> = BTreeMap::new();
-    for w in &plan.workloads {
-        let mut numjobs = w.numjobs;
-        for s in plan.sweeps.iter().filter(|s| s.workload == w.name && s.parameter == SweepParameter::Numjobs) {
-            numjobs = numjobs.max(s.values.iter().copied().max().unwrap_or(0) as u32);
-        }
-        files.insert(w.job_name.clone(), (w.clone(), numjobs));
+/// The files to lay out, by fio job name and whether MPI clients use them (each client has its own): the
+/// workload with the most jobs, and clients, any cell gives it.
+fn files_to_lay_out(plan: &Plan) -> BTreeMap<(String, bool), (Workload, u32)> {
+    let mut files: BTreeMap<(String, bool), (Workload, u32)> = BTreeMap::new();
+    let sweeps = plan.sweeps.iter().map(|s| plan.sweep_workloads(s));
+    for w in plan.workloads.iter().cloned().chain(sweeps.flatten()) {
+        let entry = files.entry((w.job_name.clone(), w.clients.is_some())).or_insert_with(|| (w.clone(), 0));
+        entry.1 = entry.1.max(w.numjobs);
+        entry.0.clients = entry.0.clients.max(w.clients);
     }
     files
 }
@@ -213,7 +213,8 @@ fn wire_duration(plan: &Plan) -> Duration {
 /// RDMA with the largest credits and inline threshold any case asks for.
 fn embedded_config(plan: &Plan, cases: &[&Case], setup: &Setup, rdma: bool) -> Result<EmbeddedConfig, String> {
     let addrs = loopback_addrs(cases)?;
-    let files: u64 = files_to_lay_out(plan).values().map(|(w, n)| w.size * u64::from(*n)).sum();
+    let files: u64 =
+        files_to_lay_out(plan).values().map(|(w, n)| w.size * u64::from(*n) * u64::from(w.clients.unwrap_or(1))).sum();
     Ok(EmbeddedConfig {
         exe: setup.exe.clone(),
         addrs,

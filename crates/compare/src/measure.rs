@@ -28,9 +28,18 @@ pub struct RepMeasure {
     pub transport: String,
 }
 
-/// Read a json+ document; `cpus` is this host's CPU count (the host figures are shares of all CPUs).
+/// Read a json+ document; `cpus` is this host's CPU count (the host figures are shares of all CPUs). In
+/// fio's client mode (`mpirun -np N nfsbench run`) the figures are those of the "All clients" rows.
 pub fn from_fio_json(doc: &Value, cpus: usize) -> Result<RepMeasure, String> {
-    let jobs = doc["jobs"].as_array().filter(|j| !j.is_empty()).ok_or("no jobs in the result")?;
+    let all_clients: Vec<Value>;
+    let jobs = match doc["client_stats"].as_array() {
+        Some(rows) => {
+            all_clients = rows.iter().filter(|r| r["jobname"] == "All clients").cloned().collect();
+            &all_clients
+        }
+        None => doc["jobs"].as_array().ok_or("no jobs in the result")?,
+    };
+    let jobs = Some(jobs).filter(|j| !j.is_empty()).ok_or("no jobs in the result")?;
     let mut m = RepMeasure {
         runtime_s: doc["nfsbench"]["runtime_ms"].as_f64().unwrap_or(0.0) / 1e3,
         end_ms: doc["timestamp_ms"].as_u64().unwrap_or(0),

@@ -31,7 +31,7 @@ pub struct Report {
     pub ratios: Vec<Ratio>,
     /// Raw transport figures of the same paths, measured in the same run.
     pub wire: Vec<WireBaseline>,
-    /// Scaling sweeps (iodepth, numjobs, block size), when the plan asks for them.
+    /// Scaling sweeps (iodepth, numjobs, block size, clients), when the plan asks for them.
     pub sweeps: Vec<Sweep>,
 }
 
@@ -82,6 +82,9 @@ pub struct WorkloadRow {
     pub bs: u64,
     pub iodepth: u32,
     pub numjobs: u32,
+    /// Client processes under mpirun, merged as "All clients" (absent: one process, no MPI).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clients: Option<u32>,
     pub metric: Metric,
 }
 
@@ -167,7 +170,7 @@ pub struct WireBaseline {
 /// A scaling curve: one workload's headline metric as one parameter varies, per case.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Sweep {
-    /// "iodepth", "numjobs" or "bs".
+    /// "iodepth", "numjobs", "bs" or "clients".
     pub parameter: String,
     pub workload: String,
     pub metric: Metric,

@@ -116,6 +116,8 @@ pub struct Workload {
     pub numjobs: u32,
     /// Bytes per job's file.
     pub size: u64,
+    /// Client processes under `mpirun -np N` (each with its own files), `None`: one process, no MPI.
+    pub clients: Option<u32>,
     pub metric: Metric,
     /// Include the final fsync (COMMIT) in the measured time (fio's end_fsync; iozone's -e).
     pub end_fsync: bool,
@@ -134,6 +136,7 @@ impl Workload {
             iodepth,
             numjobs,
             size,
+            clients: None,
             metric: metric_for(bs),
             end_fsync: false,
             fio: Vec::new(),
@@ -153,7 +156,12 @@ impl Workload {
         };
         let jobs = if self.numjobs == 1 { "1 job".to_string() } else { format!("{} jobs", self.numjobs) };
         let fsync = if self.end_fsync { ", fsync timed" } else { "" };
-        format!("{} {pattern}, iodepth {}, {jobs}{fsync}", format_size(self.bs), self.iodepth)
+        let clients = match self.clients {
+            Some(1) => ", 1 client (MPI)".to_string(),
+            Some(n) => format!(", {n} clients"),
+            None => String::new(),
+        };
+        format!("{} {pattern}, iodepth {}, {jobs}{clients}{fsync}", format_size(self.bs), self.iodepth)
     }
 
     /// Whether the job writes (its files are laid out before the first measurement).
@@ -211,6 +219,8 @@ pub enum SweepParameter {
     Iodepth,
     Numjobs,
     BlockSize,
+    /// Client processes under mpirun (each point runs `mpirun -np VALUE`).
+    Clients,
 }
 
 impl SweepParameter {
@@ -219,6 +229,7 @@ impl SweepParameter {
             "iodepth" => Some(SweepParameter::Iodepth),
             "numjobs" => Some(SweepParameter::Numjobs),
             "bs" | "blocksize" => Some(SweepParameter::BlockSize),
+            "clients" => Some(SweepParameter::Clients),
             _ => None,
         }
     }
@@ -228,6 +239,7 @@ impl SweepParameter {
             SweepParameter::Iodepth => "iodepth",
             SweepParameter::Numjobs => "numjobs",
             SweepParameter::BlockSize => "bs",
+            SweepParameter::Clients => "clients",
         }
     }
 
@@ -240,6 +252,7 @@ impl SweepParameter {
             SweepParameter::Iodepth => w.iodepth = value as u32,
             SweepParameter::Numjobs => w.numjobs = value as u32,
             SweepParameter::BlockSize => w.bs = value,
+            SweepParameter::Clients => w.clients = Some(value as u32),
         }
         w.name = format!("{}@{}={}", workload.name, self.name(), label.replace(' ', ""));
         w
@@ -294,6 +307,12 @@ impl Plan {
             return Vec::new();
         };
         sweep.values.iter().map(|&v| sweep.parameter.apply(base, v)).collect()
+    }
+
+    /// Whether some cell runs its clients under mpirun (a workload's `clients`, or a sweep of them).
+    pub fn uses_mpi(&self) -> bool {
+        self.workloads.iter().any(|w| w.clients.is_some())
+            || self.sweeps.iter().any(|s| s.parameter == SweepParameter::Clients)
     }
 
     /// The cases a sweep runs (all when it names none).

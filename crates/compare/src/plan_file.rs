@@ -23,11 +23,12 @@
 //! iodepth = 8
 //! numjobs = 2
 //! size = "256m"            # per job; metric = "bandwidth" | "iops" (default: by block size)
+//! # clients = 4            # client processes under `mpirun -np 4`, merged as "All clients"
 //! # end_fsync = true       # the final COMMIT counts in the measured time
 //! # fio = { verify = "crc32c" }
 //!
 //! [[sweep]]
-//! parameter = "iodepth"    # iodepth | numjobs | bs
+//! parameter = "iodepth"    # iodepth | numjobs | bs | clients
 //! values = [1, 4, 16, 64]  # for bs: sizes, e.g. ["4k", "64k", "1m", "16m"]
 //! workload = "rand-read-4k"
 //! cases = ["tcp", "rdma"]  # default: every case
@@ -106,6 +107,7 @@ struct WorkloadFile {
     iodepth: Option<u32>,
     numjobs: Option<u32>,
     size: Option<Scalar>,
+    clients: Option<u32>,
     metric: Option<Metric>,
     end_fsync: Option<bool>,
     #[serde(default)]
@@ -197,13 +199,14 @@ fn workload_from_file(w: WorkloadFile, defaults: Defaults) -> Result<Workload, S
         Workload::new(&w.name, &w.rw, bs, w.iodepth.unwrap_or(1), w.numjobs.unwrap_or(defaults.numjobs), size);
     workload.metric = w.metric.unwrap_or_else(|| metric_for(bs));
     workload.end_fsync = w.end_fsync.unwrap_or(false);
+    workload.clients = w.clients;
     workload.fio = w.fio.iter().map(|(k, v)| (k.clone(), v.text())).collect();
     Ok(workload)
 }
 
 fn sweep_from_file(s: SweepFile) -> Result<SweepSpec, String> {
     let parameter = SweepParameter::parse(&s.parameter)
-        .ok_or_else(|| format!("sweep parameter '{}' is not iodepth, numjobs or bs", s.parameter))?;
+        .ok_or_else(|| format!("sweep parameter '{}' is not iodepth, numjobs, bs or clients", s.parameter))?;
     let what = format!("sweep of {} on '{}': value", s.parameter, s.workload);
     let values = s.values.iter().map(|v| v.size(&what)).collect::<Result<_, _>>()?;
     Ok(SweepSpec { parameter, values, workload: s.workload, cases: s.cases })

@@ -216,6 +216,7 @@ fn workload_row(w: &Workload) -> WorkloadRow {
         bs: w.bs,
         iodepth: w.iodepth,
         numjobs: w.numjobs,
+        clients: w.clients,
         metric: w.metric,
     }
 }

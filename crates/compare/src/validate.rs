@@ -65,6 +65,9 @@ pub fn validate(plan: &Plan, target: &str) -> Result<Unsupported, String> {
         check_range(&w.name, "iodepth", w.iodepth.into(), 1, 4096)?;
         check_range(&w.name, "numjobs", w.numjobs.into(), 1, 256)?;
         check_range(&w.name, "size", w.size, w.bs, 1 << 40)?;
+        if let Some(clients) = w.clients {
+            check_range(&w.name, "clients", clients.into(), 1, 256)?;
+        }
     }
     for s in &plan.sweeps {
         let Some(w) = plan.workloads.iter().find(|w| w.name == s.workload) else {
@@ -83,6 +86,7 @@ pub fn validate(plan: &Plan, target: &str) -> Result<Unsupported, String> {
                 SweepParameter::Iodepth => (1, 4096),
                 SweepParameter::Numjobs => (1, 256),
                 SweepParameter::BlockSize => (512, w.size.min(64 << 20)),
+                SweepParameter::Clients => (1, 256),
             };
             check_range(&s.workload, &format!("sweep value of {}", s.parameter.name()), v, lo, hi)?;
         }

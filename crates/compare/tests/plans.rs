@@ -73,3 +73,18 @@ fn the_default_plan_is_the_four_cases_and_four_workloads_of_the_studies() {
     let args = w.fio_args(std::time::Duration::from_millis(300), std::time::Duration::from_millis(100));
     assert!(args.contains(&"--runtime=300ms".to_string()) && args.contains(&"--ramp_time=100ms".to_string()));
 }
+
+#[test]
+fn the_clients_plan_sweeps_client_processes_under_mpirun() {
+    let plan = parse(&repo_plan("clients.toml"), DEFAULTS).expect("parses");
+    validate(&plan, "127.0.0.1:/export").expect("valid");
+    assert!(plan.uses_mpi());
+    assert!(plan.workloads.iter().all(|w| w.clients == Some(1)), "every cell under mpirun, one file layout");
+    let points = plan.sweep_workloads(&plan.sweeps[0]);
+    assert_eq!(points.iter().map(|w| w.clients).collect::<Vec<_>>(), [Some(1), Some(2), Some(4), Some(6)]);
+    assert_eq!(points[2].name, "seq-read-1m@clients=4");
+    assert_eq!(points[2].description(), "1MiB sequential read, iodepth 8, 1 job, 4 clients");
+    let zero = "[[workload]]\nname = \"w\"\nrw = \"read\"\nbs = \"1m\"\nclients = 0\n";
+    let plan = parse(zero, DEFAULTS).expect("parses");
+    assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().contains("clients = 0"));
+}

@@ -51,10 +51,14 @@ pub struct CompareArgs {
     /// The case ratios are taken against [default: the plan's, else the first case]
     #[arg(long, value_name = "CASE")]
     pub baseline: Option<String>,
-    /// A scaling sweep WORKLOAD:PARAM=V1,V2,... with PARAM iodepth, numjobs or bs (e.g.
+    /// A scaling sweep WORKLOAD:PARAM=V1,V2,... with PARAM iodepth, numjobs, bs or clients (e.g.
     /// rand-read-4k:iodepth=1,4,16,64 or seq-read-1m:bs=4k,64k,1m,16m), repeatable
     #[arg(long = "sweep", value_name = "WORKLOAD:PARAM=VALUES")]
     pub sweeps: Vec<String>,
+    /// Run every workload as N client processes under Open MPI's mpirun (each client its own files; the
+    /// figures are "All clients")
+    #[arg(long, value_name = "N")]
+    pub clients: Option<u32>,
     /// Bytes per job's file where the plan gives no size [default: 256m, 64m with --quick]
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
@@ -187,11 +191,17 @@ fn build_plan(args: &CompareArgs, cpus: usize) -> Result<(Plan, compare::validat
     if args.no_wire {
         plan.wire = false;
     }
+    if let Some(n) = args.clients {
+        plan.workloads.iter_mut().for_each(|w| w.clients = Some(n));
+    }
     for s in &args.sweeps {
         plan.sweeps.push(parse_sweep(s)?);
     }
     let target = args.target.as_deref().unwrap_or("127.0.0.1:/export");
     let unsupported = compare::validate::validate(&plan, target)?;
+    if plan.uses_mpi() && !compare::cell::mpirun_available() {
+        return Err("clients needs Open MPI's mpirun, which is not installed (Debian: openmpi-bin)".into());
+    }
     Ok((plan, unsupported))
 }
 
@@ -211,7 +221,7 @@ fn select<T: Clone>(items: &[T], list: &str, kind: &str, name: impl Fn(&T) -> &S
 
 /// `WORKLOAD:PARAM=V1,V2,...`.
 fn parse_sweep(text: &str) -> Result<SweepSpec, String> {
-    let bad = || format!("--sweep '{text}' is not WORKLOAD:PARAM=V1,V2,... (PARAM iodepth, numjobs or bs)");
+    let bad = || format!("--sweep '{text}' is not WORKLOAD:PARAM=V1,V2,... (PARAM iodepth, numjobs, bs or clients)");
     let (workload, rest) = text.split_once(':').ok_or_else(bad)?;
     let (param, values) = rest.split_once('=').ok_or_else(bad)?;
     let parameter = SweepParameter::parse(param).ok_or_else(bad)?;

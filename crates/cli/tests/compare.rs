@@ -129,6 +129,8 @@ fn bad_plans_and_flags_are_refused_by_name_with_status_2() {
         (vec!["--cases", "tcp,nope"], "nope"),
         (vec!["--baseline", "missing"], "missing"),
         (vec!["--reps", "0"], "reps"),
+        (vec!["--target", "127.0.0.1:/export", "--clients", "2", "--hostfile", "/nonexistent/hosts"], "--hostfile"),
+        (vec!["--target", "127.0.0.1:/export", "--hostfile", plan.to_str().expect("path")], "--clients"),
     ];
     for (args, needle) in cases {
         let o = compare(&args);

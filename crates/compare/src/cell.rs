@@ -19,6 +19,8 @@ pub struct ClientSetup {
     pub ports: Option<(u16, Option<u16>)>,
     /// `--rdma-provider` for RDMA cases.
     pub rdma_provider: String,
+    /// Open MPI's hostfile for client processes (`clients`); without it they run on this host.
+    pub hostfile: Option<PathBuf>,
     pub cpus: usize,
 }
 
@@ -93,6 +95,9 @@ impl ClientSetup {
                 let mut mpirun = Command::new("mpirun");
                 if is_root() {
                     mpirun.arg("--allow-run-as-root");
+                }
+                if let Some(hostfile) = &self.hostfile {
+                    mpirun.arg("--hostfile").arg(hostfile);
                 }
                 mpirun.args(["--oversubscribe", "-np", &n.to_string()]).arg(&self.exe);
                 mpirun

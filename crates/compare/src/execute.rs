@@ -33,6 +33,8 @@ pub struct Setup {
     pub provider: Option<Arc<dyn rdma::Provider>>,
     /// Wire-baseline responders of an external target (`nfsbench serve --baseline-listen` there).
     pub wire_peer: Option<WirePaths>,
+    /// Open MPI's hostfile for the client processes of workloads with `clients`.
+    pub hostfile: Option<PathBuf>,
     pub cpus: usize,
 }
 
@@ -70,6 +72,7 @@ pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<
         target: target.clone(),
         ports: server.as_ref().map(|s| (s.nfs_port, s.rdma_port)),
         rdma_provider: setup.rdma_provider.clone(),
+        hostfile: setup.hostfile.clone(),
         cpus: setup.cpus,
     };
     let sampler = server.as_ref().map(|s| CpuSampler::start(s.pid(), CLK_TCK));

@@ -59,6 +59,10 @@ pub struct CompareArgs {
     /// figures are "All clients")
     #[arg(long, value_name = "N")]
     pub clients: Option<u32>,
+    /// With --target and clients: Open MPI's hostfile, so that the client processes run on those hosts
+    /// (the embedded server listens on loopback only)
+    #[arg(long, value_name = "FILE", requires = "target")]
+    pub hostfile: Option<PathBuf>,
     /// Bytes per job's file where the plan gives no size [default: 256m, 64m with --quick]
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
@@ -121,6 +125,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         rdma_provider: provider_arg,
         provider,
         wire_peer,
+        hostfile: args.hostfile.clone(),
         cpus,
     };
     let finished = match compare::execute::execute(&plan, &unsupported, &setup) {
@@ -201,6 +206,12 @@ fn build_plan(args: &CompareArgs, cpus: usize) -> Result<(Plan, compare::validat
     let unsupported = compare::validate::validate(&plan, target)?;
     if plan.uses_mpi() && !compare::cell::mpirun_available() {
         return Err("clients needs Open MPI's mpirun, which is not installed (Debian: openmpi-bin)".into());
+    }
+    if let Some(hostfile) = &args.hostfile {
+        if !plan.uses_mpi() {
+            return Err("--hostfile places client processes, but no workload has clients (--clients N)".into());
+        }
+        std::fs::metadata(hostfile).map_err(|e| format!("--hostfile {}: {e}", hostfile.display()))?;
     }
     Ok((plan, unsupported))
 }

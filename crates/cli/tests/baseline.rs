@@ -7,7 +7,7 @@ use std::time::Duration;
 
 mod cli_support;
 
-use cli_support::{nfsbench, scratch, wait_ready};
+use cli_support::{scratch, serve};
 
 const SHORT: Duration = Duration::from_millis(200);
 
@@ -15,15 +15,9 @@ const SHORT: Duration = Duration::from_millis(200);
 fn serve_answers_the_four_wire_baselines_listed_last_in_its_ready_file() {
     let dir = scratch("baseline");
     let ready = dir.join("ready");
-    let mut child = nfsbench()
-        .args(["serve", "--listen", "127.0.0.1:0", "--rdma", "--rdma-provider", "soft"])
-        .args(["--rdma-listen", "127.0.0.1:0", "--baseline-listen", "127.0.0.1:0", "--ready-file"])
-        .arg(&ready)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn nfsbench serve");
-    let addrs = wait_ready(&mut child, &ready);
+    let args = ["--listen", "127.0.0.1:0", "--rdma", "--rdma-provider", "soft", "--rdma-listen", "127.0.0.1:0"];
+    let (child, addrs) =
+        serve(&[&args[..], &["--baseline-listen", "127.0.0.1:0"]].concat(), &ready, Stdio::piped(), Stdio::piped());
     assert_eq!(addrs.len(), 4, "NFS TCP, NFS RDMA, baseline TCP, baseline RDMA: {addrs:?}");
     assert!(addrs.iter().all(|a| a.ip().is_loopback() && a.port() != 0), "bound addresses: {addrs:?}");
     let (nfs_tcp, baseline_tcp, baseline_rdma) = (addrs[0], addrs[2], addrs[3]);
@@ -67,15 +61,9 @@ fn the_rdma_baseline_takes_the_port_after_the_tcp_one() {
     let dir = scratch("baseline-port");
     let ready = dir.join("ready");
     let baseline = format!("127.0.0.1:{tcp_port}");
-    let mut child = nfsbench()
-        .args(["serve", "--listen", "127.0.0.1:0", "--rdma", "--rdma-provider", "soft"])
-        .args(["--rdma-listen", "127.0.0.1:0", "--baseline-listen", &baseline, "--ready-file"])
-        .arg(&ready)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn nfsbench serve");
-    let addrs = wait_ready(&mut child, &ready);
+    let args = ["--listen", "127.0.0.1:0", "--rdma", "--rdma-provider", "soft", "--rdma-listen", "127.0.0.1:0"];
+    let (mut child, addrs) =
+        serve(&[&args[..], &["--baseline-listen", &baseline]].concat(), &ready, Stdio::null(), Stdio::null());
     let _ = child.kill();
     let _ = child.wait();
     let _ = std::fs::remove_dir_all(&dir);

@@ -1,6 +1,7 @@
 //! `nfsbench compare` as users run it: the built binary starting its embedded server, running every
 //! cell as a child `nfsbench run`, and writing its report files.
 
+use std::path::Path;
 use std::process::Output;
 
 mod cli_support;
@@ -15,25 +16,26 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// `nfsbench compare --quick ARGS --out OUT`, which must succeed: its stdout and `report.json`.
+fn compare_quick(out: &Path, args: &[&str]) -> (String, serde_json::Value) {
+    let mut all = vec!["--quick"];
+    all.extend_from_slice(args);
+    all.extend(["--out", out.to_str().expect("utf-8 path")]);
+    let o = compare(&all);
+    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
+    assert!(o.status.success(), "exit {:?}\nstdout:\n{stdout}\nstderr:\n{stderr}", o.status);
+    let report = std::fs::read_to_string(out.join("report.json")).expect("report.json");
+    (stdout, serde_json::from_str(&report).expect("report.json is JSON"))
+}
+
 #[test]
 fn a_quick_tcp_vs_rdma_comparison_writes_every_file_with_paired_ratios() {
     let dir = scratch("compare-quick");
     let out = dir.join("out");
-    let o = compare(&[
-        "--quick",
-        "--reps",
-        "2",
-        "--cases",
-        "tcp,rdma",
-        "--workloads",
-        "seq-read-1m,rand-write-4k",
-        "--size",
-        "8m",
-        "--out",
-        out.to_str().expect("utf-8 path"),
-    ]);
-    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
-    assert!(o.status.success(), "exit {:?}\nstdout:\n{stdout}\nstderr:\n{stderr}", o.status);
+    let (stdout, report) = compare_quick(
+        &out,
+        &["--reps", "2", "--cases", "tcp,rdma", "--workloads", "seq-read-1m,rand-write-4k", "--size", "8m"],
+    );
     assert!(stdout.contains("rdma vs tcp: seq-read-1m "), "{stdout}");
     assert!(stdout.contains("rdma vs tcp: rand-write-4k "), "{stdout}");
     assert!(stdout.contains("soft provider"), "the soft provider is named: {stdout}");
@@ -48,8 +50,6 @@ fn a_quick_tcp_vs_rdma_comparison_writes_every_file_with_paired_ratios() {
         .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
         .collect();
     assert_eq!(cells.len(), 8, "{cells:?}");
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("report.json")).expect("JSON");
     let ratios = report["ratios"].as_array().expect("ratios");
     assert_eq!(ratios.len(), 2, "rdma against tcp for each workload");
     for r in ratios {
@@ -79,23 +79,8 @@ fn the_netapp_plan_runs_its_v3_rows_over_remoteports_and_reports_v41_as_not_supp
     let dir = scratch("compare-netapp");
     let out = dir.join("out");
     let plan = concat!(env!("CARGO_MANIFEST_DIR"), "/../../plans/netapp-study.toml");
-    let o = compare(&[
-        plan,
-        "--quick",
-        "--reps",
-        "1",
-        "--workloads",
-        "rand-read-4k",
-        "--size",
-        "4m",
-        "--no-wire",
-        "--out",
-        out.to_str().expect("utf-8 path"),
-    ]);
-    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
-    assert!(o.status.success(), "exit {:?}\nstdout:\n{stdout}\nstderr:\n{stderr}", o.status);
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("report.json")).expect("JSON");
+    let (stdout, report) =
+        compare_quick(&out, &[plan, "--reps", "1", "--workloads", "rand-read-4k", "--size", "4m", "--no-wire"]);
     let cases = report["cases"].as_array().expect("cases");
     assert_eq!(cases.len(), 10);
     for c in cases {
@@ -145,26 +130,22 @@ fn bad_plans_and_flags_are_refused_by_name_with_status_2() {
 fn a_clients_sweep_runs_each_point_under_mpirun_and_reads_all_clients() {
     let dir = scratch("compare-clients");
     let out = dir.join("out");
-    let o = compare(&[
-        "--quick",
-        "--reps",
-        "1",
-        "--cases",
-        "tcp,rdma",
-        "--workloads",
-        "rand-read-4k",
-        "--sweep",
-        "rand-read-4k:clients=1,3",
-        "--size",
-        "4m",
-        "--no-wire",
-        "--out",
-        out.to_str().expect("utf-8 path"),
-    ]);
-    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
-    assert!(o.status.success(), "exit {:?}\nstdout:\n{stdout}\nstderr:\n{stderr}", o.status);
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("report.json")).expect("JSON");
+    let (_, report) = compare_quick(
+        &out,
+        &[
+            "--reps",
+            "1",
+            "--cases",
+            "tcp,rdma",
+            "--workloads",
+            "rand-read-4k",
+            "--sweep",
+            "rand-read-4k:clients=1,3",
+            "--size",
+            "4m",
+            "--no-wire",
+        ],
+    );
     let sweep = &report["sweeps"][0];
     assert_eq!(sweep["parameter"], "clients", "{sweep}");
     let points = sweep["points"].as_array().expect("points");

@@ -3,7 +3,7 @@
 
 mod cli_support;
 
-use cli_support::{nfsbench, scratch, wait_ready};
+use cli_support::{nfsbench, scratch, serve};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Output, Stdio};
@@ -24,15 +24,8 @@ impl Served {
     fn start_with(name: &str, extra: &[&str]) -> Served {
         let dir = scratch(name);
         let ready = dir.join("ready");
-        let mut child = nfsbench()
-            .args(["serve", "--listen", "127.0.0.1:0", "--export", "/export=mem:512MiB", "--ready-file"])
-            .arg(&ready)
-            .args(extra)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn serve");
-        let addrs = wait_ready(&mut child, &ready);
+        let args = [&["--listen", "127.0.0.1:0", "--export", "/export=mem:512MiB"], extra].concat();
+        let (child, addrs) = serve(&args, &ready, Stdio::null(), Stdio::null());
         Served { child, addr: addrs[0], rdma: addrs.get(1).copied() }
     }
 

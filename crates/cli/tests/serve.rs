@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 mod cli_support;
 
-use cli_support::{nfsbench, scratch, wait_ready};
+use cli_support::{nfsbench, scratch, serve};
 use nfs3_proto::mount::MountRes3;
 use onc_rpc::{frame_record, AuthSysParms, CallHeader, OpaqueAuth, RecordDecoder, RecordLimits, ReplyBody, RpcMessage};
 use onc_rpc::{MAX_FRAGMENT_LEN, MOUNT_PROGRAM, NFS_PROGRAM};
@@ -54,14 +54,7 @@ fn call(stream: &mut TcpStream, xid: u32, prog: u32, proc: u32, args: &[u8]) -> 
 fn serves_null_and_mount_then_prints_statistics_on_sigterm() {
     let dir = scratch("e2e");
     let ready = dir.join("ready");
-    let mut child = nfsbench()
-        .args(["serve", "--listen", "127.0.0.1:0", "--ready-file"])
-        .arg(&ready)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn nfsbench serve");
-    let addrs = wait_ready(&mut child, &ready);
+    let (child, addrs) = serve(&["--listen", "127.0.0.1:0"], &ready, Stdio::piped(), Stdio::piped());
     assert_eq!(addrs.len(), 1);
     assert_ne!(addrs[0].port(), 0, "the ready file has the port actually bound");
 

@@ -4,7 +4,7 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The built binary, with RUST_LOG cleared.
@@ -20,6 +20,27 @@ pub fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir
+}
+
+/// `nfsbench serve ARGS --ready-file READY` with the given stdout and stderr, and its bound addresses once
+/// it is ready.
+pub fn serve(
+    args: &[&str],
+    ready: &Path,
+    stdout: impl Into<Stdio>,
+    stderr: impl Into<Stdio>,
+) -> (Child, Vec<SocketAddr>) {
+    let mut child = nfsbench()
+        .arg("serve")
+        .args(args)
+        .arg("--ready-file")
+        .arg(ready)
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+        .expect("spawn nfsbench serve");
+    let addrs = wait_ready(&mut child, ready);
+    (child, addrs)
 }
 
 /// The server's bound addresses, once the ready file appears (or the server died).

@@ -44,7 +44,14 @@ pub async fn resolve_directory(client: &NfsClient, dir: &str) -> Result<FileHand
         let err = |source| EngineError::Directory { path: dir.to_string(), source };
         current = match client.lookup(&current, part).await.map_err(err)? {
             Some((fh, _)) => fh,
-            None => client.mkdir(&current, part, 0o755).await.map_err(err)?.0,
+            None => match client.mkdir(&current, part, 0o755).await {
+                Ok((fh, _)) => fh,
+                // Another client (an MPI rank) made it between our LOOKUP and MKDIR: use theirs.
+                Err(e) if e.nfs_status() == Some(nfs_client::NfsErr3::Exist) => {
+                    client.lookup(&current, part).await.map_err(err)?.ok_or_else(|| err(e))?.0
+                }
+                Err(e) => return Err(err(e)),
+            },
         };
     }
     Ok(current)

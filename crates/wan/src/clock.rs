@@ -167,16 +167,18 @@ mod tests {
     }
 
     #[test]
-    fn a_sleep_never_ends_early_and_ends_within_a_few_hundred_microseconds() {
-        let mut worst = Duration::ZERO;
-        for us in [50u64, 200, 1000, 3000, 150, 700] {
+    fn a_sleep_never_ends_early_and_mostly_ends_within_a_few_hundred_microseconds() {
+        let mut late = Vec::new();
+        for us in [50u64, 200, 1000, 3000, 150, 700, 80, 400, 1500] {
             let deadline = Instant::now() + Duration::from_micros(us);
             let woke = block_on(sleep_until(deadline));
             assert!(woke >= deadline);
-            worst = worst.max(woke - deadline);
+            late.push(woke - deadline);
         }
-        // Generous for a loaded CI machine: the point is microseconds, not tokio's milliseconds.
-        assert!(worst < Duration::from_micros(900), "late by {worst:?}");
+        // The median, since a loaded machine may deschedule the timer thread now and then: the point
+        // is microseconds, where tokio's timers would be a millisecond late.
+        late.sort();
+        assert!(late[late.len() / 2] < Duration::from_micros(500), "late by {late:?}");
     }
 
     #[test]

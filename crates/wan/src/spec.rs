@@ -109,6 +109,33 @@ impl WanSpec {
         Ok(spec)
     }
 
+    /// The spec with the round trip `rtt` (from a distance sweep, say) and everything else kept.
+    pub fn with_rtt(&self, rtt: Duration) -> WanSpec {
+        WanSpec { rtt, distance_km: None, ..self.clone() }
+    }
+
+    /// A link of round trip `rtt` and nothing else (no rate limit, jitter or loss).
+    pub fn rtt_only(rtt: Duration) -> WanSpec {
+        WanSpec {
+            rtt,
+            distance_km: None,
+            rate_bps: None,
+            jitter: Duration::ZERO,
+            loss: 0.0,
+            tcp_window: DEFAULT_TCP_WINDOW,
+        }
+    }
+
+    /// For people: the spec with the distance it came from ("rtt=138.403584ms (13840 km),rate=10gbit").
+    pub fn describe(&self) -> String {
+        let text = self.to_string();
+        match (self.distance_km, text.split_once(',')) {
+            (Some(km), Some((rtt, rest))) => format!("{rtt} ({km:.0} km),{rest}"),
+            (Some(km), None) => format!("{text} ({km:.0} km)"),
+            (None, _) => text,
+        }
+    }
+
     /// Propagation delay of one direction.
     pub fn one_way(&self) -> Duration {
         self.rtt / 2
@@ -130,10 +157,8 @@ impl WanSpec {
 
 impl fmt::Display for WanSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Always as a round trip, so that the text parses back (`describe` adds the distance).
         write!(f, "rtt={}", format_time(self.rtt))?;
-        if let Some(km) = self.distance_km {
-            write!(f, " ({km:.0} km)")?;
-        }
         if let Some(bps) = self.rate_bps {
             write!(f, ",rate={}", format_rate(bps))?;
         }
@@ -241,15 +266,15 @@ fn parse_number(text: &str) -> Result<f64, String> {
     }
 }
 
-/// `20ms`, `150us`, `1.5s` (what `parse_time` reads back).
+/// `20ms`, `150us`, `1.5s`, `138.403584ms` (what `parse_time` reads back, to the nanosecond).
 pub fn format_time(d: Duration) -> String {
-    let us = d.as_secs_f64() * 1e6;
-    if us >= 1e6 {
-        format!("{}s", trim(us / 1e6))
-    } else if us >= 1e3 {
-        format!("{}ms", trim(us / 1e3))
+    let ns = d.as_nanos();
+    if ns >= 1_000_000_000 {
+        format!("{}s", trim(ns as f64 / 1e9, 9))
+    } else if ns >= 1_000_000 {
+        format!("{}ms", trim(ns as f64 / 1e6, 6))
     } else {
-        format!("{}us", trim(us))
+        format!("{}us", trim(ns as f64 / 1e3, 3))
     }
 }
 
@@ -257,16 +282,16 @@ pub fn format_time(d: Duration) -> String {
 pub fn format_rate(bps: u64) -> String {
     let b = bps as f64;
     if b >= 1e9 {
-        format!("{}gbit", trim(b / 1e9))
+        format!("{}gbit", trim(b / 1e9, 9))
     } else if b >= 1e6 {
-        format!("{}mbit", trim(b / 1e6))
+        format!("{}mbit", trim(b / 1e6, 6))
     } else {
-        format!("{}kbit", trim(b / 1e3))
+        format!("{}kbit", trim(b / 1e3, 3))
     }
 }
 
-fn trim(x: f64) -> String {
-    let s = format!("{x:.3}");
+fn trim(x: f64, decimals: usize) -> String {
+    let s = format!("{x:.decimals$}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
@@ -293,6 +318,8 @@ mod tests {
         let s = WanSpec::parse("distance=8600mi,rate=10gbit").expect("spec");
         let ms = s.rtt.as_secs_f64() * 1e3;
         assert!((ms - 138.4).abs() < 0.1, "{ms}");
+        assert_eq!(s.describe(), "rtt=138.403584ms (13840 km),rate=10gbit");
+        assert_eq!(WanSpec::parse(&s.to_string()).map(|p| p.rtt), Ok(s.rtt));
         assert_eq!(WanSpec::parse("distance=100km").expect("km").rtt, Duration::from_millis(1));
         assert_eq!(WanSpec::parse("delay=5ms").expect("one way").rtt, Duration::from_millis(10));
     }

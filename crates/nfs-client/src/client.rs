@@ -74,6 +74,7 @@ async fn connect_transport(
     spec: &MountSpec,
     addrs: &[SocketAddr],
     rdma: Option<&RdmaConfig>,
+    link: Option<Arc<wan::Link>>,
 ) -> Result<Box<dyn RpcTransport>, ClientError> {
     match (spec.proto, rdma) {
         (Proto::Tcp, _) => {
@@ -83,7 +84,7 @@ async fn connect_transport(
                 hard: spec.hard,
                 max_record: spec.rsize as usize + REPLY_HEADROOM,
             };
-            Ok(Box::new(TcpTransport::connect(addrs, options).await?))
+            Ok(Box::new(TcpTransport::connect_over(addrs, options, link).await?))
         }
         (Proto::Rdma, Some(config)) => {
             let options = RdmaOptions { timeo: spec.timeo, retrans: spec.retrans, hard: spec.hard };
@@ -118,6 +119,25 @@ impl NfsClient {
     /// and the port mapper stay on TCP (`mountproto=tcp`). `rdma` is ignored with `proto=tcp`;
     /// `proto=rdma` without it is refused with a message saying a provider is needed.
     pub async fn mount_with(spec: &MountSpec, rdma: Option<RdmaConfig>) -> Result<NfsClient, ClientError> {
+        Self::mount_with_link(spec, rdma, None).await
+    }
+
+    /// Mounts like [`mount_with`](Self::mount_with), the NFS connections (and their reconnections)
+    /// going through the emulated long-distance `link` when one is given (`nfsbench run --wan`); MOUNT
+    /// and the port mapper do not. The link covers TCP connections: with `proto=rdma` the RDMA provider
+    /// in `rdma` is what carries a link, and a `link` given here is refused.
+    pub async fn mount_with_link(
+        spec: &MountSpec,
+        rdma: Option<RdmaConfig>,
+        link: Option<Arc<wan::Link>>,
+    ) -> Result<NfsClient, ClientError> {
+        if spec.proto == Proto::Rdma && link.is_some() {
+            return Err(ClientError::Unsupported(
+                "a long-distance link (--wan) is emulated for proto=tcp only: RPC-over-RDMA emulation is not \
+                 implemented yet"
+                    .into(),
+            ));
+        }
         if spec.vers != 3 {
             return Err(ClientError::Unsupported(format!("vers={}: only NFSv3 is implemented", spec.vers)));
         }
@@ -149,7 +169,7 @@ impl NfsClient {
         let root = mount::mnt(mount_addr, &spec.export, &encoder, t).await?;
 
         let addrs: Vec<SocketAddr> = ips.iter().map(|&ip| SocketAddr::new(ip, nfs_port)).collect();
-        let transport = connect_transport(spec, &addrs, rdma.as_ref()).await?;
+        let transport = connect_transport(spec, &addrs, rdma.as_ref(), link).await?;
         let client = NfsClient {
             inner: Arc::new(Inner {
                 transport,

@@ -12,6 +12,8 @@
 //! server that wants privileged ports (knfsd's `secure` default) needs `insecure` on the export.
 //! [`NfsClient::mount_with`] takes an [`RdmaConfig`] (the RDMA provider, credits, inline size) for
 //! `proto=rdma`: the NFS connections are then RPC-over-RDMA queue pairs, MOUNT stays on TCP.
+//! [`NfsClient::mount_with_link`] also takes a [`wan::Link`]: the NFS connections then go through that
+//! emulated long-distance link ([`wan::tcp::relay`]).
 //!
 //! # Calls
 //!

@@ -1,7 +1,7 @@
 //! The key table: one side's registrations, in shared memory its peer maps read-only.
 //!
 //! Layout of the table memfd: a 64-byte header (magic, receives posted, closed flag, slot count,
-//! nonce), then [`SLOTS`] slots of four words: a sequence word, start address, length, access bits. A
+//! nonce, bytes this side has RDMA-Read from and RDMA-Written to its peer), then [`SLOTS`] slots of four words: a sequence word, start address, length, access bits. A
 //! slot is valid while its sequence word is odd; registering makes it odd, deregistering makes it even
 //! again, so a handle (R_key = sequence low bits << 14 | slot) names one registration and never a
 //! later reuse of its slot.
@@ -33,6 +33,10 @@ const OFF_CLOSED: usize = 16;
 const OFF_SLOTS: usize = 24;
 /// A random word unique to the table: the peer's connect-time probe reads it from our memory.
 pub(crate) const OFF_NONCE: usize = 32;
+/// Bytes this side moved by its own RDMA Reads and Writes: the peer reads them to learn what was done
+/// to its memory (rdma::QueuePair::peer_one_sided_bytes).
+const OFF_READ_BYTES: usize = 40;
+const OFF_WRITTEN_BYTES: usize = 48;
 const SLOT_SIZE: usize = 32;
 
 /// Bytes of the table memfd.
@@ -91,6 +95,14 @@ impl LocalTable {
     /// Publishes the total of receives ever posted on this side.
     pub(crate) fn publish_posted(&self, total: u64) {
         self.table.u64_at(OFF_POSTED).store(total, Ordering::Release);
+    }
+
+    /// Counts `bytes` moved by one of this side's RDMA Reads (`read`) or Writes. Called before the
+    /// operation completes, so before any Send the caller posts after it: the ring's release store of
+    /// that Send publishes the count with it.
+    pub(crate) fn count_one_sided(&self, read: bool, bytes: u64) {
+        let offset = if read { OFF_READ_BYTES } else { OFF_WRITTEN_BYTES };
+        self.table.u64_at(offset).fetch_add(bytes, Ordering::Release);
     }
 
     /// Ends every remote access to this side (the connection is down).
@@ -189,6 +201,14 @@ impl RemoteTable {
     /// True when `nonce` (read from the peer's memory at its table's [`OFF_NONCE`]) is this table's.
     pub(crate) fn is_same_table(&self, nonce: u64) -> bool {
         nonce == self.table.load_u64(OFF_NONCE, Ordering::Acquire)
+    }
+
+    /// What the peer did to our memory so far: (bytes it RDMA-Read, bytes it RDMA-Wrote).
+    pub(crate) fn one_sided_bytes(&self) -> (u64, u64) {
+        (
+            self.table.load_u64(OFF_READ_BYTES, Ordering::Acquire),
+            self.table.load_u64(OFF_WRITTEN_BYTES, Ordering::Acquire),
+        )
     }
 
     /// Receives the peer has posted in total.

@@ -40,6 +40,10 @@ impl SoftQp {
         self.check_local(local, offset, remote.length, op)?;
         self.reserve(&mut self.lock(), op == Op::Read)?;
         let result = self.transfer(local, offset, remote, op);
+        if result.is_ok() {
+            // Before the completion, so before any Send the caller posts after this operation.
+            self.local.count_one_sided(op == Op::Read, u64::from(remote.length));
+        }
         let mut guard = self.lock();
         let state = &mut *guard;
         let queue = if op == Op::Read { Queue::Read } else { Queue::Send };

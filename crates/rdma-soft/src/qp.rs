@@ -309,4 +309,8 @@ impl rdma::QueuePair for SoftQp {
     fn disconnect(&self) {
         SoftQp::disconnect(self)
     }
+
+    fn peer_one_sided_bytes(&self) -> Option<(u64, u64)> {
+        Some(self.remote.one_sided_bytes())
+    }
 }

@@ -122,6 +122,16 @@ pub trait QueuePair: Send + Sync + fmt::Debug {
 
     /// Starts an orderly disconnect; outstanding requests are flushed.
     fn disconnect(&self);
+
+    /// What the peer did to our memory by its own one-sided operations so far on this connection:
+    /// cumulative (bytes it RDMA-Read from us, bytes it RDMA-Wrote to us), counted before it posts the
+    /// Send that follows them, so a receive completion polled here already includes the bytes of every
+    /// operation the peer finished before sending that message. `None` when the provider cannot tell
+    /// (a NIC does not report the peer's operations: the verbs provider); the link emulation needs it
+    /// to delay the peer's RDMA traffic from this side alone.
+    fn peer_one_sided_bytes(&self) -> Option<(u64, u64)> {
+        None
+    }
 }
 
 /// Waits for the next batch of completions (at least one) from `qp`.

@@ -13,6 +13,8 @@
 //!   either), a maximum record size, and a maximum number of connections (more are closed at once).
 //!   TCP_NODELAY is set on every connection.
 //! - [`TransportStats`] counts connections, calls, bytes and pauses for reports.
+//! - [`TcpServer::with_link`]: every accepted connection goes through an emulated long-distance link
+//!   ([`wan::tcp::relay`]); the connection keeps the real peer and local addresses (access rules, logs).
 //!
 //! Runtime: [`runtime`] builds the one nfsbench uses (see its documentation for the measurements).
 
@@ -65,6 +67,7 @@ pub struct TcpServer<H: RecordHandler = Server> {
     handler: Arc<H>,
     limits: ConnectionLimits,
     stats: Arc<TransportStats>,
+    link: Option<Arc<wan::Link>>,
 }
 
 impl<H: RecordHandler> TcpServer<H> {
@@ -75,7 +78,14 @@ impl<H: RecordHandler> TcpServer<H> {
 
     /// Serves `server` on sockets bound beforehand.
     pub fn new(listeners: Listeners, server: Arc<H>, limits: ConnectionLimits) -> Self {
-        TcpServer { listeners, handler: server, limits: limits.sanitized(), stats: Arc::default() }
+        TcpServer { listeners, handler: server, limits: limits.sanitized(), stats: Arc::default(), link: None }
+    }
+
+    /// Serves every connection through the emulated long-distance `link` (`nfsbench serve --wan`), or
+    /// directly with `None`.
+    pub fn with_link(mut self, link: Option<Arc<wan::Link>>) -> Self {
+        self.link = link;
+        self
     }
 
     /// The bound addresses (ports resolved).
@@ -94,7 +104,13 @@ impl<H: RecordHandler> TcpServer<H> {
     pub async fn run<F: Future<Output = ()>>(self, shutdown: F) -> io::Result<()> {
         let mode = CallMode::resolve(self.limits.execution, self.handler.may_block());
         tracing::debug!(?mode, addrs = ?self.local_addrs(), "serving");
-        let shared = Arc::new(listener::Shared { handler: self.handler, mode, limits: self.limits, stats: self.stats });
+        let shared = Arc::new(listener::Shared {
+            handler: self.handler,
+            mode,
+            limits: self.limits,
+            stats: self.stats,
+            link: self.link,
+        });
         let (stop, stopped) = watch::channel(false);
         let mut loops = JoinSet::new();
         for socket in self.listeners.into_sockets() {

@@ -76,6 +76,8 @@ pub(crate) struct Shared<H: RecordHandler> {
     pub mode: CallMode,
     pub limits: ConnectionLimits,
     pub stats: Arc<TransportStats>,
+    /// The emulated long-distance link every connection goes through, if any.
+    pub link: Option<Arc<wan::Link>>,
 }
 
 /// Accepts connections until shutdown, then closes the listener and waits for its connections to end.
@@ -133,19 +135,25 @@ fn start_connection<H: RecordHandler>(
         }
     };
     tracing::debug!(%peer, %local, "connection accepted");
+    // The real socket's addresses, also when the connection is served through the link's relay.
     let info = ConnectionInfo { peer, local, transport: TransportKind::Tcp };
-    let connection = Connection::new(
-        stream,
-        info,
-        Arc::clone(&shared.handler),
-        shared.mode,
-        shared.limits,
-        Arc::clone(&shared.stats),
-    );
+    let (handler, mode, limits, stats) =
+        (Arc::clone(&shared.handler), shared.mode, shared.limits, Arc::clone(&shared.stats));
+    let link = shared.link.clone();
     let shutdown = shutdown.clone();
     connections.spawn(async move {
         let _guard = guard;
-        connection.run(shutdown).await;
+        let stream = match link {
+            Some(link) => match wan::tcp::relay(stream, link).await {
+                Ok(stream) => stream,
+                Err(err) => {
+                    tracing::warn!(%peer, error = %err, "connection dropped: the long-distance link's relay failed");
+                    return;
+                }
+            },
+            None => stream,
+        };
+        Connection::new(stream, info, handler, mode, limits, stats).run(shutdown).await;
     });
 }
 

@@ -10,6 +10,10 @@
 //!   direction is free, occupies it for N·8/rate (serialisation, so the rate caps bandwidth and a
 //!   bandwidth-delay product builds up), then arrives one propagation delay later (plus jitter, and one
 //!   more round trip when it is lost). A [`link::Flow`] keeps one connection's messages in order.
+//! - [`tcp`]: a TCP connection through the link, on either side: an in-process relay between the
+//!   application and the real socket, with TCP's window per connection and direction.
+//! - [`rdma`]: an RDMA provider wrapper whose queue pairs delay Sends, RDMA Reads and Writes as an RC
+//!   connection over the link would, including the peer's Reads and Writes of our memory.
 //! - [`clock`]: a timer thread with microsecond precision (tokio's timers tick in milliseconds), for
 //!   releasing messages at their arrival times.
 //!
@@ -18,7 +22,9 @@
 
 pub mod clock;
 pub mod link;
+pub mod rdma;
 pub mod spec;
+pub mod tcp;
 
 pub use link::{Direction, Flow, Link};
 pub use spec::{SpecError, WanSpec};

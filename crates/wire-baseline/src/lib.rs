@@ -25,4 +25,4 @@ pub use hello::{Hello, Mode, HELLO_LEN, MAX_MESSAGE, MAX_PING};
 pub use rdma_measure::{rdma_ping_pong, rdma_write_bandwidth, WRITE_DEPTH, WRITE_SIZE};
 pub use rdma_serve::serve_rdma;
 pub use stats::{PingPong, Stream};
-pub use tcp::{serve_tcp, tcp_ping_pong, tcp_stream};
+pub use tcp::{serve_tcp, serve_tcp_over, tcp_ping_pong, tcp_ping_pong_over, tcp_stream, tcp_stream_over};

@@ -8,6 +8,10 @@
 //! - Ping-pong (netperf TCP_RR, qperf tcp_lat): messages of the hello's size echoed, one outstanding,
 //!   TCP_NODELAY on both ends.
 //!
+//! With a [`wan::Link`] (the `_over` variants) every connection goes through that emulated long-distance
+//! link ([`wan::tcp::relay`]), on whichever side has it: the responder of `nfsbench serve --wan`, or a
+//! measurer.
+//!
 //! A responder waits at most [`GRACE`] for any read or write, so a peer that vanished without closing
 //! frees its task; its memory is one buffer of at most 1 MiB per connection.
 
@@ -15,9 +19,11 @@ use crate::error::WireError;
 use crate::hello::{Hello, Mode, HELLO_LEN};
 use crate::stats::{PingPong, Stream};
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use wan::Link;
 
 /// How long a responder waits for a peer, and a measurer for connections and answers.
 pub(crate) const GRACE: Duration = Duration::from_secs(10);
@@ -25,11 +31,17 @@ const STREAM_WRITE: usize = 1 << 20;
 
 /// Answer baseline connections on `listener` until the task is dropped (aborted).
 pub async fn serve_tcp(listener: TcpListener) {
+    serve_tcp_over(listener, None).await;
+}
+
+/// [`serve_tcp`], every connection through `link` when one is given.
+pub async fn serve_tcp_over(listener: TcpListener, link: Option<Arc<Link>>) {
     loop {
         match listener.accept().await {
             Ok((conn, peer)) => {
+                let link = link.clone();
                 tokio::spawn(async move {
-                    if let Err(e) = respond(conn).await {
+                    if let Err(e) = respond(conn, link).await {
                         tracing::debug!(%peer, "wire baseline connection ended: {e}");
                     }
                 });
@@ -42,8 +54,12 @@ pub async fn serve_tcp(listener: TcpListener) {
     }
 }
 
-async fn respond(mut conn: TcpStream) -> Result<(), WireError> {
+async fn respond(conn: TcpStream, link: Option<Arc<Link>>) -> Result<(), WireError> {
     conn.set_nodelay(true)?;
+    let mut conn = match link {
+        Some(link) => timed(wan::tcp::relay(conn, link)).await??,
+        None => conn,
+    };
     let mut hello = [0u8; HELLO_LEN];
     timed(conn.read_exact(&mut hello)).await??;
     let hello = Hello::decode(&hello)?;
@@ -78,7 +94,17 @@ async fn respond(mut conn: TcpStream) -> Result<(), WireError> {
 /// Stream to the responder at `addr` over `connections` connections (at least 1) for `duration`.
 /// Each connection writes at least one buffer; `bytes` is what the responders counted.
 pub async fn tcp_stream(addr: SocketAddr, connections: u32, duration: Duration) -> Result<Stream, WireError> {
-    let opened = futures_util::future::join_all((0..connections.max(1)).map(|_| open_stream(addr))).await;
+    tcp_stream_over(addr, connections, duration, None).await
+}
+
+/// [`tcp_stream`] through `link` when one is given.
+pub async fn tcp_stream_over(
+    addr: SocketAddr,
+    connections: u32,
+    duration: Duration,
+    link: Option<&Arc<Link>>,
+) -> Result<Stream, WireError> {
+    let opened = futures_util::future::join_all((0..connections.max(1)).map(|_| open_stream(addr, link))).await;
     let conns = opened.into_iter().collect::<Result<Vec<_>, _>>()?;
     let start = Instant::now();
     let deadline = start + duration;
@@ -90,8 +116,8 @@ pub async fn tcp_stream(addr: SocketAddr, connections: u32, duration: Duration) 
     Ok(Stream { bytes, seconds: start.elapsed().as_secs_f64() })
 }
 
-async fn open_stream(addr: SocketAddr) -> Result<TcpStream, WireError> {
-    let mut conn = timed(TcpStream::connect(addr)).await??;
+async fn open_stream(addr: SocketAddr, link: Option<&Arc<Link>>) -> Result<TcpStream, WireError> {
+    let (mut conn, _) = timed(wan::tcp::connect(addr, link)).await??;
     timed(conn.write_all(&Hello { mode: Mode::Stream, size: STREAM_WRITE as u32 }.encode())).await??;
     Ok(conn)
 }
@@ -121,10 +147,19 @@ async fn one_stream(mut conn: TcpStream, deadline: Instant) -> Result<u64, WireE
 /// Ping-pong `size`-byte messages (1..=[`crate::MAX_PING`]) with the responder at `addr` for
 /// `duration`, one outstanding; at least one round trip.
 pub async fn tcp_ping_pong(addr: SocketAddr, size: u32, duration: Duration) -> Result<PingPong, WireError> {
+    tcp_ping_pong_over(addr, size, duration, None).await
+}
+
+/// [`tcp_ping_pong`] through `link` when one is given.
+pub async fn tcp_ping_pong_over(
+    addr: SocketAddr,
+    size: u32,
+    duration: Duration,
+    link: Option<&Arc<Link>>,
+) -> Result<PingPong, WireError> {
     let hello = Hello { mode: Mode::PingPong, size };
     Hello::decode(&hello.encode())?;
-    let mut conn = timed(TcpStream::connect(addr)).await??;
-    conn.set_nodelay(true)?;
+    let (mut conn, _) = timed(wan::tcp::connect(addr, link)).await??;
     timed(conn.write_all(&hello.encode())).await??;
     let msg = vec![0xa5_u8; size as usize];
     let mut back = vec![0u8; size as usize];

@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use wire_baseline::{rdma_ping_pong, rdma_write_bandwidth, serve_rdma, serve_tcp, tcp_ping_pong, tcp_stream};
+use wire_baseline::{serve_tcp_over, tcp_ping_pong_over, tcp_stream_over};
 use wire_baseline::{WireError, MAX_PING, WRITE_DEPTH, WRITE_SIZE};
 
 const SHORT: Duration = Duration::from_millis(200);
@@ -31,6 +32,25 @@ async fn tcp_stream_counts_what_arrived_and_ping_pong_round_trips() {
     assert!(p.round_trips > 0);
     let s = tcp_stream(addr, 1, Duration::ZERO).await.expect("a zero duration still writes once");
     assert_eq!(s.bytes, 1 << 20);
+}
+
+/// Through an emulated link (`serve --wan` on the responder's side, or on the measurer's), the TCP
+/// baselines see that path: its round trip and its rate. Bounds are the link's own, loosely.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tcp_baselines_through_a_link_on_either_side_see_its_round_trip_and_rate() {
+    let link = || wan::Link::new(wan::WanSpec::parse("rtt=4ms,rate=100mbit").expect("spec"));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let far = listener.local_addr().expect("addr");
+    tokio::spawn(serve_tcp_over(listener, Some(link())));
+    let near = tcp_responder().await;
+    let measurer = link();
+    for (addr, via) in [(far, None), (near, Some(&measurer))] {
+        let p = tcp_ping_pong_over(addr, 64, SHORT, via).await.expect("ping-pong");
+        assert!((4000.0..5000.0).contains(&p.median_us), "{p:?}");
+        let s = tcp_stream_over(addr, 1, SHORT, via).await.expect("stream");
+        // 100 Mbit/s is 12.5 MB/s; the clock stops when the count is back, after the last byte.
+        assert!(s.mbs() <= 12.5 * 1.03 && s.bytes >= 1 << 20, "{s:?}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -77,6 +77,8 @@ pub(crate) struct Shared {
     pub(crate) limits: onc_rpc::RecordLimits,
     /// "server not responding" was logged and no reply came since.
     pub(crate) not_responding: AtomicBool,
+    /// The emulated long-distance link the connections go through, if any.
+    pub(crate) link: Option<Arc<wan::Link>>,
 }
 
 #[derive(Debug)]

@@ -21,12 +21,23 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 /// Opens a TCP connection with TCP_NODELAY (calls are small and latency-bound), within `timeout`.
 pub(crate) async fn connect(addr: SocketAddr, timeout: Duration) -> io::Result<TcpStream> {
-    let stream = match tokio::time::timeout(timeout, TcpStream::connect(addr)).await {
-        Ok(stream) => stream?,
-        Err(_) => return Err(io::Error::new(io::ErrorKind::TimedOut, format!("connect timed out after {timeout:?}"))),
-    };
-    stream.set_nodelay(true)?;
-    Ok(stream)
+    Ok(open(addr, timeout, None).await?.stream)
+}
+
+/// A connection of a slot: the stream its reader and writer use, and the real socket's local address
+/// (with a long-distance link the stream is the application's end of the link's relay, on loopback).
+#[derive(Debug)]
+pub(crate) struct Socket {
+    pub(crate) stream: TcpStream,
+    pub(crate) local: SocketAddr,
+}
+
+/// Opens a TCP connection like [`connect`], through the emulated `link` when one is given.
+pub(crate) async fn open(addr: SocketAddr, timeout: Duration, link: Option<&Arc<wan::Link>>) -> io::Result<Socket> {
+    match tokio::time::timeout(timeout, wan::tcp::connect(addr, link)).await {
+        Ok(opened) => opened.map(|(stream, local)| Socket { stream, local }),
+        Err(_) => Err(io::Error::new(io::ErrorKind::TimedOut, format!("connect timed out after {timeout:?}"))),
+    }
 }
 
 /// The pause before reconnection attempt `failures + 1` after `failures` failed in a row (none before
@@ -54,7 +65,7 @@ async fn stopped(shutdown: &mut watch::Receiver<bool>) {
 }
 
 /// Serves the slot, starting with the connection `first` made at mount time, until shutdown.
-pub(crate) async fn run(conn: Arc<Connection>, first: TcpStream, mut shutdown: watch::Receiver<bool>) {
+pub(crate) async fn run(conn: Arc<Connection>, first: Socket, mut shutdown: watch::Receiver<bool>) {
     let mut stream = Some(first);
     let mut failures = 0u32;
     loop {
@@ -78,9 +89,9 @@ pub(crate) async fn run(conn: Arc<Connection>, first: TcpStream, mut shutdown: w
 }
 
 /// Runs reader and writer on `socket` until one of them ends or shutdown is asked for.
-async fn serve(conn: &Arc<Connection>, socket: TcpStream, shutdown: &mut watch::Receiver<bool>) -> End {
-    conn.connected(socket.local_addr().ok());
-    let (read_half, write_half) = socket.into_split();
+async fn serve(conn: &Arc<Connection>, socket: Socket, shutdown: &mut watch::Receiver<bool>) -> End {
+    conn.connected(Some(socket.local));
+    let (read_half, write_half) = socket.stream.into_split();
     let mut reader = tokio::spawn(reader::run(Arc::clone(conn), read_half));
     let mut writer = tokio::spawn(writer::run(Arc::clone(conn), write_half));
     let (end, reader_done, writer_done) = tokio::select! {
@@ -108,7 +119,7 @@ async fn serve(conn: &Arc<Connection>, socket: TcpStream, shutdown: &mut watch::
 }
 
 /// A new connection once calls are waiting; `None` on shutdown.
-async fn reconnect(conn: &Connection, shutdown: &mut watch::Receiver<bool>, failures: &mut u32) -> Option<TcpStream> {
+async fn reconnect(conn: &Connection, shutdown: &mut watch::Receiver<bool>, failures: &mut u32) -> Option<Socket> {
     let timeout = connect_timeout(conn.shared.policy.timeo);
     loop {
         if !conn.has_queued() {
@@ -126,7 +137,7 @@ async fn reconnect(conn: &Connection, shutdown: &mut watch::Receiver<bool>, fail
             }
         }
         let attempt = tokio::select! {
-            attempt = connect(conn.remote, timeout) => attempt,
+            attempt = open(conn.remote, timeout, conn.shared.link.as_ref()) => attempt,
             _ = stopped(shutdown) => return None,
         };
         match attempt {

@@ -23,6 +23,7 @@ use tokio::task::JoinSet;
 use crate::error::ClientError;
 use crate::lanes::{transport_over_lanes, Lanes};
 use connection::{Connection, Shared};
+use driver::open;
 pub(crate) use driver::{connect, connect_timeout, reconnect_delay};
 pub use framing::RecordSplitter;
 pub(crate) use retransmit::RetransmitPolicy;
@@ -54,16 +55,28 @@ impl TcpTransport {
     /// Connects to every address (all at once) and starts the connections' tasks. Fails if any
     /// connection cannot be made. Must be called inside a Tokio runtime.
     pub async fn connect(addrs: &[SocketAddr], options: TcpOptions) -> Result<Self, ClientError> {
+        Self::connect_over(addrs, options, None).await
+    }
+
+    /// Connects like [`connect`](Self::connect), every connection (and every reconnection) through the
+    /// emulated long-distance `link` when one is given ([`wan::tcp::relay`]); the connections report
+    /// the real sockets' local addresses.
+    pub async fn connect_over(
+        addrs: &[SocketAddr],
+        options: TcpOptions,
+        link: Option<Arc<wan::Link>>,
+    ) -> Result<Self, ClientError> {
         if addrs.is_empty() {
             return Err(ClientError::Unsupported("a mount needs at least one connection".into()));
         }
         let policy = RetransmitPolicy { timeo: options.timeo, retrans: options.retrans, hard: options.hard };
         let limits = RecordLimits { max_record: options.max_record, ..RecordLimits::default() };
-        let shared = Arc::new(Shared { policy, limits, not_responding: AtomicBool::new(false) });
+        let shared = Arc::new(Shared { policy, limits, not_responding: AtomicBool::new(false), link });
         let timeout = connect_timeout(options.timeo);
         let mut attempts = JoinSet::new();
         for (index, &addr) in addrs.iter().enumerate() {
-            attempts.spawn(async move { (index, addr, connect(addr, timeout).await) });
+            let link = shared.link.clone();
+            attempts.spawn(async move { (index, addr, open(addr, timeout, link.as_ref()).await) });
         }
         let mut sockets = Vec::with_capacity(addrs.len());
         while let Some(joined) = attempts.join_next().await {

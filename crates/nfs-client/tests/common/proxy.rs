@@ -14,6 +14,7 @@ struct State {
     pipes: Mutex<Vec<JoinHandle<()>>>,
     silent: AtomicBool,
     accepted: AtomicUsize,
+    peers: Mutex<Vec<SocketAddr>>,
 }
 
 pub struct Proxy {
@@ -29,9 +30,10 @@ impl Proxy {
         let state = Arc::new(State::default());
         let shared = Arc::clone(&state);
         let accept = tokio::spawn(async move {
-            while let Ok((client, _)) = listener.accept().await {
+            while let Ok((client, peer)) = listener.accept().await {
                 let Ok(server) = TcpStream::connect(upstream).await else { continue };
                 shared.accepted.fetch_add(1, Ordering::SeqCst);
+                shared.peers.lock().expect("lock").push(peer);
                 let (cr, cw) = client.into_split();
                 let (sr, sw) = server.into_split();
                 let up = tokio::spawn(pipe(cr, sw, None));
@@ -57,6 +59,11 @@ impl Proxy {
     /// Connections accepted so far.
     pub fn accepted(&self) -> usize {
         self.state.accepted.load(Ordering::SeqCst)
+    }
+
+    /// The clients' addresses of the connections accepted so far.
+    pub fn peers(&self) -> Vec<SocketAddr> {
+        self.state.peers.lock().expect("lock").clone()
     }
 }
 

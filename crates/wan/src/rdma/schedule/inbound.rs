@@ -1,0 +1,105 @@
+//! The receive side of the timeline: the peer's messages, held until they arrive over the inbound
+//! direction, each charged first with what the peer did to our memory by its own RDMA Reads and Writes
+//! since its previous message.
+//!
+//! The peer's counters are cumulative and read once per batch of inner completions, so the whole
+//! delta is charged to the batch's first message: a later message of the same batch comes right
+//! behind it. That errs on the late side (never before the data it depends on could have crossed).
+
+use std::time::Instant;
+
+use ::rdma::{Completion, CompletionKind, WcError};
+
+use super::{Action, Kind, State};
+
+#[derive(Debug)]
+pub(super) struct HeldRecv {
+    completion: Completion,
+    /// Bytes on the wire; `None` for an error completion (nothing crossed the link).
+    len: Option<u64>,
+    /// When the peer sends it in emulated time; `None` while it waits for the data the peer pulled.
+    start: Option<Instant>,
+    /// Its arrival here, once handed to the inbound direction.
+    release: Option<Instant>,
+}
+
+impl HeldRecv {
+    pub(super) fn start(&self) -> Option<Instant> {
+        self.start
+    }
+
+    pub(super) fn release(&self) -> Option<Instant> {
+        self.release
+    }
+}
+
+impl State {
+    pub(super) fn on_inner_recv(&mut self, now: Instant, completion: Completion, counters: Option<(u64, u64)>) {
+        let len = match &completion.result {
+            Ok(CompletionKind::Recv(bytes)) => Some(bytes.len() as u64),
+            _ => None,
+        };
+        let mut start = Some(now);
+        if let (Some(_), Some((read, written))) = (len, counters) {
+            // What the peer did to our memory since its previous message happened before this one
+            // (RC: its Writes are placed, its Reads done, before the Send it posts after them).
+            let (pulled, pushed) = (read.saturating_sub(self.peer_seen.0), written.saturating_sub(self.peer_seen.1));
+            self.peer_seen = (read.max(self.peer_seen.0), written.max(self.peer_seen.1));
+            if pushed > 0 {
+                // The peer's RDMA Writes come in ahead of its message, on the same inbound direction.
+                self.flow_in.arrival(&self.link.inbound, now, pushed);
+            }
+            if pulled > 0 {
+                // The peer's Read request takes one-way to reach us; then our data goes out.
+                let recv = self.recv_first + self.recvs.len() as u64;
+                self.schedule(now + self.link.inbound.one_way(), Action::PeerRead { recv, bytes: pulled });
+                start = None;
+            }
+        }
+        self.recvs.push_back(HeldRecv { completion, len, start, release: None });
+    }
+
+    /// The peer's RDMA Read request for held message `recv` reached us at `at`: our responder's data
+    /// goes out serialised on the outbound direction, and the peer sends its message once the data is
+    /// in (RFC 8166 §3.4.5: the responder pulls a Read chunk before it processes the call).
+    pub(super) fn peer_read_arrives(&mut self, at: Instant, recv: u64, bytes: u64) {
+        let pulled = self.link.outbound.transmit(at, bytes);
+        let index = recv.checked_sub(self.recv_first).and_then(|i| usize::try_from(i).ok());
+        if let Some(held) = index.and_then(|i| self.recvs.get_mut(i)) {
+            held.start = Some(pulled);
+        }
+    }
+
+    /// The caller disconnected: every held message completes flushed, at once.
+    pub(super) fn flush_recvs(&mut self, now: Instant) {
+        for held in &mut self.recvs {
+            held.completion.result = Err(WcError::Flushed);
+            held.start.get_or_insert(now);
+        }
+    }
+
+    /// Hands each message whose sending time has come to the inbound direction (in order: the peer's
+    /// Sends do not overtake each other), then moves those that have arrived to the caller's queue.
+    pub(super) fn release_recvs(&mut self, now: Instant) {
+        while let Some(held) = self.recvs.get_mut(self.handed) {
+            let Some(start) = held.start.filter(|s| *s <= now || self.closing) else { break };
+            let arrival = match held.len {
+                Some(len) if !self.closing => self.flow_in.arrival(&self.link.inbound, start, len),
+                _ => self.last_recv.map_or(start, |last| last.max(start)),
+            };
+            held.release = Some(arrival);
+            self.last_recv = Some(arrival);
+            self.handed += 1;
+        }
+        while let Some(held) = self.recvs.front() {
+            if self.handed == 0 || held.release.is_some_and(|r| r > now) && !self.closing {
+                break;
+            }
+            if let Some(held) = self.recvs.pop_front() {
+                self.ready.push_back((held.completion, Kind::Recv));
+            }
+            self.recv_first += 1;
+            self.handed -= 1;
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! RDMA through the emulated link, over the soft provider in one process, with the wrapper on either
+//! side: Send round trips, RDMA Write bandwidth at the link's rate, the peer's RDMA Read and Write of
+//! the wrapped side's memory charged before its reply, and errors and the end of the connection.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rdma::{next_completions, Access, Completion, CompletionKind, Provider, QpConfig, QueuePair, RdmaError, RegBuf};
+use rdma_soft::SoftProvider;
+use wan::rdma::WanProvider;
+use wan::{Link, WanSpec};
+
+const DEADLINE: Duration = Duration::from_secs(20);
+const MIB: usize = 1 << 20;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wrapped {
+    Client,
+    Server,
+}
+
+/// A connected (client, server) pair with the link on the `wrapped` side; the server has 16 receives.
+async fn pair(spec: &str, wrapped: Wrapped) -> (Box<dyn QueuePair>, Box<dyn QueuePair>) {
+    let soft: Arc<dyn Provider> = Arc::new(SoftProvider::new().expect("soft provider"));
+    let link = Link::new(WanSpec::parse(spec).expect("spec"));
+    let wan: Arc<dyn Provider> = Arc::new(WanProvider::new(soft.clone(), link));
+    assert!(wan.name().starts_with("soft") && wan.name().contains(&format!("over an emulated link ({spec})")));
+    let (connector, listener) = match wrapped {
+        Wrapped::Client => (wan, soft),
+        Wrapped::Server => (soft, wan),
+    };
+    let mut listener = listener.listen("127.0.0.1:0".parse().expect("address")).expect("listen");
+    let addr = listener.local_addr();
+    let accepting = async {
+        let incoming = listener.accept().await.expect("incoming");
+        incoming.accept_with_recvs(QpConfig::default(), b"", 16).await.expect("accept")
+    };
+    let connecting = async { connector.connect(addr, QpConfig::default(), b"").await.expect("connect") };
+    let (client, server) =
+        tokio::time::timeout(DEADLINE, async { tokio::join!(connecting, accepting) }).await.expect("in time");
+    let wrapped_qp = if wrapped == Wrapped::Client { &client } else { &server };
+    assert!(wrapped_qp.info().provider.contains("over an emulated link"));
+    (client, server)
+}
+
+/// One queue pair's completions, one at a time.
+struct Cq<'a> {
+    qp: &'a dyn QueuePair,
+    stash: VecDeque<Completion>,
+}
+
+impl<'a> Cq<'a> {
+    fn new(qp: &'a dyn QueuePair) -> Self {
+        Cq { qp, stash: VecDeque::new() }
+    }
+
+    async fn next(&mut self) -> Result<Completion, RdmaError> {
+        while self.stash.is_empty() {
+            let mut out = Vec::new();
+            tokio::time::timeout(DEADLINE, next_completions(self.qp, &mut out)).await.expect("in time")?;
+            self.stash.extend(out);
+        }
+        Ok(self.stash.pop_front().expect("a completion"))
+    }
+
+    /// The next message; every completion before it must have succeeded.
+    async fn recv(&mut self) -> Vec<u8> {
+        loop {
+            let c = self.next().await.expect("connection up");
+            match c.result {
+                Ok(CompletionKind::Recv(m)) => return m.to_vec(),
+                Ok(_) => {}
+                Err(e) => panic!("work request {} failed: {e}", c.wr_id),
+            }
+        }
+    }
+
+    /// Waits for the successful completion of `wr_id`.
+    async fn done(&mut self, wr_id: u64) -> CompletionKind {
+        loop {
+            let c = self.next().await.expect("connection up");
+            match c.result {
+                Ok(kind) if c.wr_id == wr_id => return kind,
+                Ok(CompletionKind::Recv(_)) => panic!("unexpected message"),
+                Ok(_) => {}
+                Err(e) => panic!("work request {} failed: {e}", c.wr_id),
+            }
+        }
+    }
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn assert_near(measured: Duration, expected: Duration, what: &str) {
+    let error = (measured.as_secs_f64() - expected.as_secs_f64()).abs() / expected.as_secs_f64();
+    assert!(error <= 0.10, "{what}: {measured:?}, expected {expected:?}");
+    eprintln!("{what}: {measured:?} (expected {expected:?})");
+}
+
+/// The client sends `request` bytes, the server does `serve` and replies 64 bytes; the client's times
+/// from its Send to the reply.
+async fn round_trips<F, Fut>(client: &dyn QueuePair, server: &dyn QueuePair, rounds: u64, serve: F) -> Vec<Duration>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let serving = async {
+        let mut cq = Cq::new(server);
+        for round in 0..rounds {
+            cq.recv().await;
+            serve().await;
+            server.post_recvs(1).expect("recv");
+            server.post_send(1000 + round, &[&[9u8; 64]]).expect("reply");
+        }
+    };
+    let asking = async {
+        let mut cq = Cq::new(client);
+        let mut times = Vec::new();
+        for round in 0..rounds {
+            client.post_recvs(1).expect("recv");
+            let sent = Instant::now();
+            client.post_send(round, &[&[7u8; 64]]).expect("send");
+            assert_eq!(cq.recv().await, vec![9u8; 64]);
+            times.push(sent.elapsed());
+        }
+        times
+    };
+    tokio::join!(serving, asking).1
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_send_round_trip_takes_the_rtt_with_the_link_on_the_client() {
+    let (client, server) = pair("rtt=20ms", Wrapped::Client).await;
+    let times = round_trips(&*client, &*server, 15, || async {}).await;
+    assert_near(median(times), Duration::from_millis(20), "ping-pong, client-side link");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_send_round_trip_takes_the_rtt_with_the_link_on_the_server() {
+    let (client, server) = pair("rtt=20ms", Wrapped::Server).await;
+    let times = round_trips(&*client, &*server, 15, || async {}).await;
+    assert_near(median(times), Duration::from_millis(20), "ping-pong, server-side link");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rdma_writes_from_the_wrapped_side_go_at_the_links_rate_and_land_before_the_next_send() {
+    let (client, server) = pair("rtt=1ms,rate=200mbit", Wrapped::Client).await;
+    let pattern: Vec<u8> = (0..MIB as u32).map(|i| (i % 253) as u8).collect();
+    let source = client.register(RegBuf::Writable(pattern.clone()), Access::NONE).expect("reg");
+    let target =
+        server.register(RegBuf::Writable(vec![0; MIB]), Access::LOCAL_WRITE | Access::REMOTE_WRITE).expect("reg");
+    let segment = target.segment(0, MIB as u32).expect("segment");
+    let mut cq = Cq::new(&*client);
+    let (writes, in_flight) = (32u64, 6u64);
+    let (mut posted, mut done) = (0u64, 0u64);
+    let start = Instant::now();
+    while done < writes {
+        while posted < writes && posted - done < in_flight {
+            client.post_write(posted, &source, 0, segment).expect("write");
+            posted += 1;
+        }
+        let c = cq.next().await.expect("up");
+        assert!(matches!(c.result, Ok(CompletionKind::Write)) && c.wr_id == done, "{c:?}");
+        done += 1;
+    }
+    let mbit = (writes * MIB as u64 * 8) as f64 / start.elapsed().as_secs_f64() / 1e6;
+    eprintln!("RDMA Write bandwidth through rate=200mbit: {mbit:.1} Mbit/s");
+    assert!((160.0..=206.0).contains(&mbit), "{mbit} Mbit/s");
+
+    // RC: the data is placed before the Send posted after it arrives.
+    client.post_send(99, &[b"written"]).expect("send");
+    assert_eq!(Cq::new(&*server).recv().await, b"written");
+    assert_eq!(target.into_buffer().expect("sole owner").into_bytes().as_ref(), &pattern[..]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_peer_rdma_read_of_the_wrapped_sides_memory_costs_a_round_trip_and_its_serialisation() {
+    let (client, server) = pair("rtt=10ms,rate=1gbit", Wrapped::Client).await;
+    let exposed = client.register(RegBuf::Writable(vec![5; MIB]), Access::REMOTE_READ).expect("reg");
+    let segment = exposed.segment(0, MIB as u32).expect("segment");
+    let sink = server.register(RegBuf::Writable(vec![0; MIB]), Access::LOCAL_WRITE).expect("reg");
+    let server_cq = tokio::sync::Mutex::new(Cq::new(&*server));
+    let (responder, sink, server_cq) = (&*server, &sink, &server_cq);
+    // An NFS WRITE: the call, the server's Read of the Read chunk, the reply.
+    let times = round_trips(&*client, &*server, 5, move || async move {
+        responder.post_read(1, sink, 0, segment).expect("read");
+        assert!(matches!(server_cq.lock().await.done(1).await, CompletionKind::Read));
+    })
+    .await;
+    // Call (5 ms) + Read request (5 ms) + 1 MiB at 1 Gbit/s (8.39 ms) + data back (5 ms) + reply (5 ms).
+    let expected = Duration::from_millis(20) + Duration::from_secs_f64(MIB as f64 * 8.0 / 1e9);
+    assert_near(median(times), expected, "call + peer RDMA Read of 1 MiB + reply");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_peer_rdma_write_into_the_wrapped_sides_memory_comes_in_ahead_of_its_reply() {
+    let (client, server) = pair("rtt=10ms,rate=1gbit", Wrapped::Client).await;
+    let landing =
+        client.register(RegBuf::Writable(vec![0; MIB]), Access::LOCAL_WRITE | Access::REMOTE_WRITE).expect("reg");
+    let segment = landing.segment(0, MIB as u32).expect("segment");
+    let source = server.register(RegBuf::Writable(vec![3; MIB]), Access::NONE).expect("reg");
+    let (responder, source) = (&*server, &source);
+    // An NFS READ: the call, the server's Write of the Write chunk and the reply right behind it.
+    let times = round_trips(&*client, &*server, 5, move || async move {
+        responder.post_write(1, source, 0, segment).expect("write");
+    })
+    .await;
+    let expected = Duration::from_millis(10) + Duration::from_secs_f64(MIB as f64 * 8.0 / 1e9);
+    assert_near(median(times), expected, "call + peer RDMA Write of 1 MiB + reply");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_wrapped_sides_own_rdma_read_waits_for_its_request_and_the_data() {
+    let (client, server) = pair("rtt=10ms,rate=1gbit", Wrapped::Server).await;
+    let exposed = client.register(RegBuf::Writable(vec![5; MIB]), Access::REMOTE_READ).expect("reg");
+    let sink = server.register(RegBuf::Writable(vec![0; MIB]), Access::LOCAL_WRITE).expect("reg");
+    let mut cq = Cq::new(&*server);
+    let mut times = Vec::new();
+    for round in 0..5 {
+        let start = Instant::now();
+        server.post_read(round, &sink, 0, exposed.segment(0, MIB as u32).expect("segment")).expect("read");
+        assert!(matches!(cq.done(round).await, CompletionKind::Read));
+        times.push(start.elapsed());
+    }
+    let expected = Duration::from_millis(10) + Duration::from_secs_f64(MIB as f64 * 8.0 / 1e9);
+    assert_near(median(times), expected, "own RDMA Read of 1 MiB");
+    assert!(sink.into_buffer().expect("sole owner").into_bytes().iter().all(|b| *b == 5));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_in_flight_is_delivered_before_the_peers_disconnect_is_reported() {
+    let (client, server) = pair("rtt=20ms", Wrapped::Client).await;
+    client.post_recvs(2).expect("recvs");
+    let start = Instant::now();
+    server.post_send(1, &[b"last words"]).expect("send");
+    server.disconnect();
+    let mut cq = Cq::new(&*client);
+    let first = cq.next().await.expect("the message first");
+    assert!(matches!(&first.result, Ok(CompletionKind::Recv(m)) if m.as_ref() == b"last words"), "{first:?}");
+    assert!(start.elapsed() >= Duration::from_millis(10), "{:?}", start.elapsed());
+    let flushed = cq.next().await.expect("the other receive, flushed");
+    assert!(matches!(flushed.result, Err(rdma::WcError::Flushed)), "{flushed:?}");
+    assert!(matches!(cq.next().await, Err(RdmaError::Disconnected)));
+    assert!(matches!(client.post_send(2, &[b"late"]), Err(RdmaError::Disconnected)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_send_the_peer_cannot_take_fails_as_a_completion_after_the_one_way_delay() {
+    let (client, server) = pair("rtt=20ms", Wrapped::Client).await;
+    let start = Instant::now();
+    // Longer than the server's 4096-byte receives: the inner refuses it when it reaches the peer.
+    client.post_send(7, &[&[0u8; 5000]]).expect("accepted for now");
+    let mut cq = Cq::new(&*client);
+    let c = cq.next().await.expect("a completion");
+    assert!(matches!((c.wr_id, &c.result), (7, Err(rdma::WcError::Length { len: 5000, .. }))), "{c:?}");
+    assert!(start.elapsed() >= Duration::from_millis(10), "{:?}", start.elapsed());
+    assert!(matches!(cq.next().await, Err(RdmaError::Disconnected)));
+    drop(server);
+}

@@ -26,6 +26,9 @@ enum Command {
     Compare(commands::compare::CompareArgs),
     /// Decode the ONC RPC / NFSv3 / MOUNT v3 traffic in a packet capture with nfsbench's own codecs.
     Decode(commands::decode::DecodeArgs),
+    /// The closed-form throughput model: bandwidth, IOPS and the binding limit over distance, credits,
+    /// inline threshold and I/O size, TCP against RDMA (`nfsbench model --help`).
+    Model(commands::model::ModelArgs),
     /// Serve NFSv3 and MOUNT v3 over TCP from RAM disks or local directories.
     Serve(commands::serve::ServeArgs),
     /// Run fio-style jobs against an NFS export through nfsbench's own client (`nfsbench run --help`).
@@ -42,6 +45,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Compare(args) => commands::compare::run(&args),
         Command::Decode(args) => commands::decode::run(&args),
+        Command::Model(args) => commands::model::run(&args),
         Command::Serve(args) => commands::serve::run(&args),
         Command::Run { args } => commands::run::run(&args),
     };

@@ -51,10 +51,15 @@ pub struct CompareArgs {
     /// The case ratios are taken against [default: the plan's, else the first case]
     #[arg(long, value_name = "CASE")]
     pub baseline: Option<String>,
-    /// A scaling sweep WORKLOAD:PARAM=V1,V2,... with PARAM iodepth, numjobs, bs or clients (e.g.
-    /// rand-read-4k:iodepth=1,4,16,64 or seq-read-1m:bs=4k,64k,1m,16m), repeatable
+    /// A scaling sweep WORKLOAD:PARAM=V1,V2,... with PARAM iodepth, numjobs, bs, clients or rtt (e.g.
+    /// rand-read-4k:iodepth=1,4,16,64, seq-read-1m:bs=4k,64k,1m,16m or seq-read-1m:rtt=0,1ms,20ms,8600mi),
+    /// repeatable
     #[arg(long = "sweep", value_name = "WORKLOAD:PARAM=VALUES")]
     pub sweeps: Vec<String>,
+    /// Every cell's client emulates this long-distance link (`nfsbench run --wan`), e.g. rate=10gbit or
+    /// rtt=20ms,rate=10gbit; an rtt sweep or a workload's rtt sets the round trip
+    #[arg(long, value_name = "SPEC")]
+    pub wan: Option<String>,
     /// Run every workload as N client processes under Open MPI's mpirun (each client its own files; the
     /// figures are "All clients")
     #[arg(long, value_name = "N")]
@@ -196,6 +201,9 @@ fn build_plan(args: &CompareArgs, cpus: usize) -> Result<(Plan, compare::validat
     if args.no_wire {
         plan.wire = false;
     }
+    if let Some(w) = &args.wan {
+        plan.wan = Some(wan::WanSpec::parse(w).map_err(|e| e.to_string())?);
+    }
     if let Some(n) = args.clients {
         plan.workloads.iter_mut().for_each(|w| w.clients = Some(n));
     }
@@ -232,13 +240,14 @@ fn select<T: Clone>(items: &[T], list: &str, kind: &str, name: impl Fn(&T) -> &S
 
 /// `WORKLOAD:PARAM=V1,V2,...`.
 fn parse_sweep(text: &str) -> Result<SweepSpec, String> {
-    let bad = || format!("--sweep '{text}' is not WORKLOAD:PARAM=V1,V2,... (PARAM iodepth, numjobs, bs or clients)");
+    let bad =
+        || format!("--sweep '{text}' is not WORKLOAD:PARAM=V1,V2,... (PARAM iodepth, numjobs, bs, clients or rtt)");
     let (workload, rest) = text.split_once(':').ok_or_else(bad)?;
     let (param, values) = rest.split_once('=').ok_or_else(bad)?;
     let parameter = SweepParameter::parse(param).ok_or_else(bad)?;
     let values = values
         .split(',')
-        .map(|v| parse_size(v).ok_or_else(|| format!("--sweep '{text}': '{v}' is not a number or size")))
+        .map(|v| parameter.parse_value(v).map_err(|e| format!("--sweep '{text}': {e}")))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(SweepSpec { parameter, values, workload: workload.to_string(), cases: Vec::new() })
 }

@@ -1,5 +1,6 @@
 pub mod compare;
 pub mod decode;
+pub mod model;
 mod rdma_flags;
 pub mod run;
 pub mod serve;

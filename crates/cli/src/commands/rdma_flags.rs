@@ -27,6 +27,19 @@ pub fn open_provider(choice: ProviderChoice) -> Result<Arc<dyn Provider>, String
     }
 }
 
+/// `provider` carrying `--wan`'s emulated link. Only the soft provider: it tells the wrapper what the
+/// peer's own RDMA Reads and Writes moved (a device cannot), and a real RDMA path has its own distance.
+pub fn over_link(provider: Arc<dyn Provider>, link: &Arc<wan::Link>) -> Result<Arc<dyn Provider>, String> {
+    if !provider.name().starts_with("soft") {
+        return Err(format!(
+            "--wan emulates RDMA over the soft provider only (this is {}): use --rdma-provider soft, or the \
+             real path's own distance",
+            provider.name()
+        ));
+    }
+    Ok(Arc::new(wan::rdma::WanProvider::new(provider, Arc::clone(link))))
+}
+
 /// Credits: at least 1 (RFC 8166 §3.3.1: a grant of 0 stalls the requester), at most 1024.
 pub fn parse_credits(text: &str) -> Result<u32, String> {
     match text.parse::<u32>() {

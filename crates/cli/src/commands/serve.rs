@@ -3,6 +3,8 @@
 //! `--baseline-listen ADDR:PORT` it also answers `nfsbench compare`'s wire baselines (the
 //! `wire-baseline` crate): the raw TCP stream and ping-pong on ADDR:PORT and, with `--rdma`, RDMA Write
 //! bandwidth and Send ping-pong on ADDR, port PORT+1 (any when PORT is 0), over the same provider.
+//! `--wan SPEC` serves every connection through an emulated long-distance link (the `wan` crate), so
+//! any client, the Linux kernel's too, sees that path.
 //!
 //! Flags and the optional TOML file are merged into a [`ServePlan`]; the listeners are bound first (so
 //! the ports chosen for `:0` are what GETPORT answers), then the backends and the server are built, the
@@ -83,6 +85,11 @@ pub struct ServeArgs {
     /// over --rdma-provider; the ready file lists them last (TCP, then RDMA)
     #[arg(long, value_name = "ADDR:PORT", value_parser = spec::parse_listen)]
     pub baseline_listen: Option<SocketAddr>,
+    /// Emulate a long-distance link on the server side, e.g. rtt=20ms,rate=10gbit (rtt= or
+    /// distance=8600mi|km at 5 us/km each way; rate=, jitter=, loss=0.1%, tcp_window=6m): every TCP
+    /// connection, TCP or RDMA (soft provider), the wire baselines' too, is delayed and paced as on that link
+    #[arg(long, value_name = "SPEC")]
+    pub wan: Option<String>,
 }
 
 fn parse_threads(text: &str) -> Result<usize, String> {
@@ -132,6 +139,11 @@ pub fn plan(args: &ServeArgs) -> Result<ServePlan, String> {
 
 fn serve(args: &ServeArgs) -> Result<(), Failure> {
     let plan = plan(args).map_err(Failure::Usage)?;
+    // `--wan`: one link for every connection of this server, TCP and RDMA alike.
+    let link = match &args.wan {
+        Some(text) => Some(wan::Link::new(wan::WanSpec::parse(text).map_err(|e| Failure::Usage(e.to_string()))?)),
+        None => None,
+    };
     if let Some(ready) = &args.ready_file {
         remove_stale(ready).map_err(Failure::Run)?;
     }
@@ -141,9 +153,15 @@ fn serve(args: &ServeArgs) -> Result<(), Failure> {
         server_tcp::runtime(args.workers, args.blocking_threads).map_err(|e| Failure::Run(format!("runtime: {e}")))?;
     // Providers register their event sources with the runtime: the listener is made inside it.
     let rdma = match args.rdma {
-        true => Some(runtime.block_on(async { rdma_listeners(args, &addrs) })?),
+        true => Some(runtime.block_on(async { rdma_listeners(args, &addrs, link.as_ref()) })?),
         false => None,
     };
+    if let Some(link) = &link {
+        eprintln!(
+            "nfsbench serve: emulating a long-distance link on the server side: {} (TCP and RDMA alike)",
+            link.spec
+        );
+    }
     let baseline = match args.baseline_listen {
         Some(addr) => Some(runtime.block_on(async { baseline_listeners(addr, rdma.as_ref()) })?),
         None => None,
@@ -174,7 +192,7 @@ fn serve(args: &ServeArgs) -> Result<(), Failure> {
                 let _ = stopped.wait_for(|s| *s).await;
             }
         };
-        let tcp = TcpServer::new(listeners, Arc::clone(&server), plan.connection);
+        let tcp = TcpServer::new(listeners, Arc::clone(&server), plan.connection).with_link(link.clone());
         let stats = tcp.stats();
         let rdma_servers: Vec<RdmaServer> = rdma
             .map(|r| {
@@ -184,7 +202,7 @@ fn serve(args: &ServeArgs) -> Result<(), Failure> {
             .unwrap_or_default();
         let rdma_stats: Vec<_> = rdma_servers.iter().map(RdmaServer::stats).collect();
         let baselines = baseline.map(|(tcp, rdma)| {
-            let mut tasks = vec![tokio::spawn(wire_baseline::serve_tcp(tcp))];
+            let mut tasks = vec![tokio::spawn(wire_baseline::serve_tcp_over(tcp, link.clone()))];
             tasks.extend(rdma.map(|l| tokio::spawn(wire_baseline::serve_rdma(l))));
             tasks
         });
@@ -239,8 +257,13 @@ struct RdmaListeners {
 }
 
 /// Opens the provider and listens on every `--rdma-listen` address. The provider is named on stderr:
-/// every report says which one served.
-fn rdma_listeners(args: &ServeArgs, tcp: &[SocketAddr]) -> Result<RdmaListeners, Failure> {
+/// every report says which one served. `link`: the long-distance link of `--wan`, which the provider is
+/// to carry.
+fn rdma_listeners(
+    args: &ServeArgs,
+    tcp: &[SocketAddr],
+    link: Option<&Arc<wan::Link>>,
+) -> Result<RdmaListeners, Failure> {
     let addrs = if args.rdma_listen.is_empty() {
         let ip = tcp.first().map_or(std::net::Ipv4Addr::LOCALHOST.into(), SocketAddr::ip);
         vec![SocketAddr::new(ip, rpcrdma_proto::NFS_RDMA_PORT)]
@@ -248,6 +271,11 @@ fn rdma_listeners(args: &ServeArgs, tcp: &[SocketAddr]) -> Result<RdmaListeners,
         args.rdma_listen.clone()
     };
     let provider = open_provider(args.rdma_provider).map_err(Failure::Run)?;
+    // The RDMA wire baseline goes through the same provider, so through the link too.
+    let provider = match link {
+        Some(link) => crate::commands::rdma_flags::over_link(provider, link).map_err(Failure::Usage)?,
+        None => provider,
+    };
     let listeners = addrs
         .iter()
         .map(|addr| provider.listen(*addr).map_err(|e| Failure::Run(format!("--rdma-listen {addr}: {e}"))))

@@ -1,5 +1,5 @@
 //! `nfsbench run`'s command line: nfsbench's own flags (`--target`, `-o`, `--output-format`,
-//! `--output`, `--client-threads`, `--eta`, `--rdma-*`) are taken out; the job file is the positional argument that
+//! `--output`, `--client-threads`, `--eta`, `--rdma-*`, `--wan`) are taken out; the job file is the positional argument that
 //! names an existing file; everything else goes, in order, to the fio option parser, as fio reads its
 //! own command line (`--name=a --rw=read --name=b ...`).
 
@@ -26,7 +26,7 @@ pub enum Eta {
 }
 
 /// The parsed command line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunArgs {
     pub job_file: Option<PathBuf>,
     pub target: String,
@@ -41,6 +41,8 @@ pub struct RunArgs {
     pub rdma_credits: Option<u32>,
     /// `--rdma-inline`: the inline threshold offered (RFC 8797); default 4096.
     pub rdma_inline: Option<u32>,
+    /// `--wan`: the long-distance link the client emulates.
+    pub wan: Option<wan::WanSpec>,
     pub fio_args: Vec<String>,
     pub help: bool,
 }
@@ -73,6 +75,7 @@ pub fn parse(args: &[String]) -> Result<RunArgs, String> {
         rdma_provider: ProviderChoice::Auto,
         rdma_credits: None,
         rdma_inline: None,
+        wan: None,
         fio_args: Vec::new(),
         help: false,
     };
@@ -102,6 +105,7 @@ pub fn parse(args: &[String]) -> Result<RunArgs, String> {
             "--rdma-provider" => parsed.rdma_provider = value("--rdma-provider")?.parse()?,
             "--rdma-credits" => parsed.rdma_credits = Some(parse_credits(&value("--rdma-credits")?)?),
             "--rdma-inline" => parsed.rdma_inline = Some(parse_inline(&value("--rdma-inline")?)?),
+            "--wan" => parsed.wan = Some(wan::WanSpec::parse(&value("--wan")?).map_err(|e| e.to_string())?),
             _ if key.starts_with("-o") && !key.starts_with("--") => parsed.mount_options = Some(key[2..].to_string()),
             _ if !arg.starts_with('-') && parsed.job_file.is_none() && PathBuf::from(arg).is_file() => {
                 parsed.job_file = Some(PathBuf::from(arg));
@@ -170,6 +174,10 @@ Usage: nfsbench run [JOBFILE.fio] [--name=NAME --rw=... --bs=... fio options]
                          client and server on one host, no RDMA device needed)
   --rdma-credits N       credits requested from the server, 1..=1024 (default 128, as Linux)
   --rdma-inline SIZE     inline threshold offered, 1KiB..=64KiB (default 4KiB, RFC 8797)
+  --wan SPEC             emulate a long-distance link on the client side, e.g. rtt=20ms,rate=10gbit
+                         (rtt= or distance=8600mi|km at 5 us/km each way; rate=, jitter=, loss=0.1%,
+                         tcp_window=6m): every NFS connection is delayed and paced as on that link;
+                         MOUNT and the port mapper are not. proto=tcp only for now
 
 fio options: name, description, rw/readwrite, rwmixread, rwmixwrite, bs, bsrange, bssplit, size,
 filesize, nrfiles, filename, directory, offset, iodepth, numjobs, runtime, time_based, ramp_time,
@@ -207,6 +215,14 @@ mod tests {
         assert_eq!(parsed.mount_options.as_deref(), Some("vers=3,nconnect=4"));
         assert_eq!(parsed.formats, vec![Format::JsonPlus]);
         assert_eq!(parsed.fio_args, args(&["--name=a", "--rw=read", "--bs", "4k"]));
+    }
+
+    #[test]
+    fn a_wan_spec_is_parsed_and_a_bad_one_refused_by_name() {
+        let parsed = parse(&args(&["--name=a", "--target", "h:/e", "--wan", "rtt=20ms,rate=10gbit"])).expect("parses");
+        assert_eq!(parsed.wan.map(|w| w.to_string()).as_deref(), Some("rtt=20ms,rate=10gbit"));
+        let e = parse(&args(&["--name=a", "--target", "h:/e", "--wan=rtt=20ms,rate=10gbps"])).unwrap_err();
+        assert!(e.starts_with("--wan rate=10gbps") && !e.contains('\n'), "{e}");
     }
 
     #[test]

@@ -195,11 +195,10 @@ async fn run_jobs(
 
 /// The client mounted as `-o` asks, or the exit status that says why not.
 async fn mount(args: &RunArgs, spec: &MountSpec, me: &Me) -> Result<NfsClient, ExitCode> {
+    // `--wan`: one link for every connection of this client, TCP and RDMA alike.
+    let link = args.wan.clone().map(wan::Link::new);
     let rdma = match spec.proto {
-        mount_options::Proto::Rdma => match rdma_config(args, me) {
-            Ok(config) => Some(config),
-            Err(message) => return Err(me.failed(&message)),
-        },
+        mount_options::Proto::Rdma => Some(rdma_config(args, me, link.as_ref())?),
         mount_options::Proto::Tcp => {
             if let Some(flag) = args.rdma_flag_given() {
                 return Err(me.usage(&format!("{flag} applies to proto=rdma only (this mount is proto=tcp)")));
@@ -207,7 +206,12 @@ async fn mount(args: &RunArgs, spec: &MountSpec, me: &Me) -> Result<NfsClient, E
             None
         }
     };
-    match NfsClient::mount_with(spec, rdma).await {
+    if let (Some(link), true) = (&link, me.speaks()) {
+        eprintln!("nfsbench: emulating a long-distance link on the client side: {} (TCP and RDMA alike)", link.spec);
+    }
+    // Over RDMA the link rides in the provider (see `rdma_config`), not in the TCP connections.
+    let tcp_link = link.filter(|_| spec.proto == mount_options::Proto::Tcp);
+    match NfsClient::mount_with_link(spec, rdma, tcp_link).await {
         Ok(client) => Ok(client),
         Err(nfs_client::ClientError::Unsupported(what)) => Err(me.usage(&what)),
         Err(e) => Err(me.failed(&format!("mounting {}: {e}", args.target))),
@@ -215,9 +219,14 @@ async fn mount(args: &RunArgs, spec: &MountSpec, me: &Me) -> Result<NfsClient, E
 }
 
 /// The RDMA provider and settings of `--rdma-*`; the provider used is named on stderr, since every report
-/// must say which one carried the I/O.
-fn rdma_config(args: &RunArgs, me: &Me) -> Result<RdmaConfig, String> {
-    let provider = super::rdma_flags::open_provider(args.rdma_provider)?;
+/// must say which one carried the I/O. `link`: the long-distance link of `--wan`, which the provider is
+/// to carry.
+fn rdma_config(args: &RunArgs, me: &Me, link: Option<&Arc<wan::Link>>) -> Result<RdmaConfig, ExitCode> {
+    let provider = super::rdma_flags::open_provider(args.rdma_provider).map_err(|message| me.failed(&message))?;
+    let provider = match link {
+        Some(link) => super::rdma_flags::over_link(provider, link).map_err(|message| me.usage(&message))?,
+        None => provider,
+    };
     if me.speaks() {
         eprintln!("nfsbench: RPC-over-RDMA over {}", provider.name());
     }

@@ -78,6 +78,9 @@ fn notes(args: &RunArgs, spec: &MountSpec, connections: &[ConnectionInfo]) -> Ve
         ("transport".to_string(), transport),
         ("connections".to_string(), connections.len().to_string()),
     ];
+    if let Some(wan) = &args.wan {
+        notes.push(("wan".to_string(), wan.to_string()));
+    }
     for (i, c) in connections.iter().enumerate() {
         let local = c.local.map_or_else(|| "unconnected".to_string(), |a| a.to_string());
         notes.push((format!("connection.{i}"), format!("{local} -> {}", c.remote)));

@@ -8,6 +8,7 @@ use crate::plan::{Case, Workload};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
+use wan::WanSpec;
 
 /// Where and how the client runs.
 #[derive(Clone, Debug)]
@@ -35,11 +36,14 @@ impl ClientSetup {
         o
     }
 
-    /// The full `nfsbench run` argument list.
-    pub fn run_args(&self, case: &Case, fio_args: &[String], json: &Path) -> Vec<String> {
+    /// The full `nfsbench run` argument list; `link`: the long-distance link the client emulates.
+    pub fn run_args(&self, case: &Case, fio_args: &[String], link: Option<&WanSpec>, json: &Path) -> Vec<String> {
         let mut args = vec!["run".to_string()];
         args.extend(fio_args.iter().cloned());
         args.extend(["--target".into(), self.target.clone(), "-o".into(), self.mount_options(case)]);
+        if let Some(link) = link {
+            args.extend(["--wan".into(), link.to_string()]);
+        }
         if case.is_rdma() {
             args.extend(["--rdma-provider".into(), self.rdma_provider.clone()]);
             if let Some(c) = case.rdma_credits {
@@ -61,9 +65,10 @@ impl ClientSetup {
         workload: &Workload,
         runtime: Duration,
         ramp: Duration,
+        link: Option<&WanSpec>,
         json: &Path,
     ) -> Result<RepMeasure, String> {
-        let args = self.run_args(case, &workload.fio_args(runtime, ramp), json);
+        let args = self.run_args(case, &workload.fio_args(runtime, ramp), link, json);
         self.run_client(&args, json, workload.clients)?;
         let text = std::fs::read_to_string(json).map_err(|e| format!("reading {}: {e}", json.display()))?;
         let doc: serde_json::Value =
@@ -84,7 +89,8 @@ impl ClientSetup {
             format!("--size={}", workload.size),
             "--group_reporting".into(),
         ];
-        self.run_client(&self.run_args(case, &fio, json), json, workload.clients)
+        // Over the plain path: laying out is not measured.
+        self.run_client(&self.run_args(case, &fio, None, json), json, workload.clients)
     }
 
     fn run_client(&self, args: &[String], json: &Path, clients: Option<u32>) -> Result<(), String> {

@@ -122,7 +122,7 @@ pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<
             format!("cells/{}--{}--{}.json", step.case.name, step.workload.name.replace(['@', '='], "_"), step.rep);
         let json = setup.out_dir.join(&file);
         let measure = client
-            .run_cell(step.case, &step.workload, plan.runtime, plan.ramp, &json)
+            .run_cell(step.case, &step.workload, plan.runtime, plan.ramp, plan.link_for(&step.workload).as_ref(), &json)
             .map_err(|e| with_server_log(e, server.as_ref()))?;
         let server_cpu_s = sampler.as_ref().and_then(|s| {
             let end = measure.end_ms as f64;

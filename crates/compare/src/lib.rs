@@ -17,6 +17,7 @@ pub mod execute;
 pub mod machine;
 pub mod measure;
 pub mod model;
+pub mod modelled;
 pub mod output;
 pub mod plan;
 pub mod plan_file;

@@ -186,4 +186,22 @@ pub struct SweepPoint {
     /// The value as printed: "32", "4 KiB".
     pub label: String,
     pub value: Estimate,
+    /// `nfsbench model`'s prediction for this point (round-trip sweeps).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<Modelled>,
+}
+
+/// What the closed-form model predicts for a sweep point, and how far the measurement is from it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Modelled {
+    /// In the sweep's metric (MB/s or IOPS).
+    pub value: f64,
+    /// The binding limit ("outstanding I/O", "link rate", "TCP window", ...).
+    pub limit: String,
+    /// Why, in a sentence.
+    pub explanation: String,
+    /// Larger over smaller of measured and modelled (≥ 1).
+    pub disagreement: f64,
+    /// Beyond the model's threshold (25%).
+    pub flagged: bool,
 }

@@ -5,6 +5,7 @@
 use crate::model::Metric;
 use crate::size::{fio_size, format_size};
 use std::time::Duration;
+use wan::WanSpec;
 
 /// What to run.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,6 +23,9 @@ pub struct Plan {
     pub sweeps: Vec<SweepSpec>,
     /// Measure the transports' own bandwidth and round trip (the wire baselines).
     pub wire: bool,
+    /// The long-distance link every cell's client emulates (`--wan`: rate, jitter, loss, window; a
+    /// workload's `rtt` or an rtt sweep sets the round trip).
+    pub wan: Option<WanSpec>,
 }
 
 /// A named set of mount options.
@@ -118,6 +122,9 @@ pub struct Workload {
     pub size: u64,
     /// Client processes under `mpirun -np N` (each with its own files), `None`: one process, no MPI.
     pub clients: Option<u32>,
+    /// Round trip of the emulated link the client runs over (`--wan rtt=`), `None`: the plan's link if
+    /// any, else none.
+    pub rtt: Option<Duration>,
     pub metric: Metric,
     /// Include the final fsync (COMMIT) in the measured time (fio's end_fsync; iozone's -e).
     pub end_fsync: bool,
@@ -137,6 +144,7 @@ impl Workload {
             numjobs,
             size,
             clients: None,
+            rtt: None,
             metric: metric_for(bs),
             end_fsync: false,
             fio: Vec::new(),
@@ -161,7 +169,8 @@ impl Workload {
             Some(n) => format!(", {n} clients"),
             None => String::new(),
         };
-        format!("{} {pattern}, iodepth {}, {jobs}{clients}{fsync}", format_size(self.bs), self.iodepth)
+        let rtt = self.rtt.map(|r| format!(", RTT {}", wan::spec::format_time(r))).unwrap_or_default();
+        format!("{} {pattern}, iodepth {}, {jobs}{clients}{rtt}{fsync}", format_size(self.bs), self.iodepth)
     }
 
     /// Whether the job writes (its files are laid out before the first measurement).
@@ -221,6 +230,8 @@ pub enum SweepParameter {
     BlockSize,
     /// Client processes under mpirun (each point runs `mpirun -np VALUE`).
     Clients,
+    /// Round trip of the emulated link in µs (`--wan rtt=`; given as times or distances).
+    Rtt,
 }
 
 impl SweepParameter {
@@ -230,6 +241,7 @@ impl SweepParameter {
             "numjobs" => Some(SweepParameter::Numjobs),
             "bs" | "blocksize" => Some(SweepParameter::BlockSize),
             "clients" => Some(SweepParameter::Clients),
+            "rtt" | "distance" => Some(SweepParameter::Rtt),
             _ => None,
         }
     }
@@ -240,6 +252,7 @@ impl SweepParameter {
             SweepParameter::Numjobs => "numjobs",
             SweepParameter::BlockSize => "bs",
             SweepParameter::Clients => "clients",
+            SweepParameter::Rtt => "rtt",
         }
     }
 
@@ -253,16 +266,39 @@ impl SweepParameter {
             SweepParameter::Numjobs => w.numjobs = value as u32,
             SweepParameter::BlockSize => w.bs = value,
             SweepParameter::Clients => w.clients = Some(value as u32),
+            SweepParameter::Rtt => w.rtt = Some(Duration::from_micros(value)),
         }
         w.name = format!("{}@{}={}", workload.name, self.name(), label.replace(' ', ""));
         w
     }
 
-    /// The value as printed: "32", "4 KiB".
+    /// The value as printed: "32", "4 KiB", "20ms".
     pub fn label(self, value: u64) -> String {
         match self {
             SweepParameter::BlockSize => format_size(value),
+            SweepParameter::Rtt => wan::spec::format_time(Duration::from_micros(value)),
             _ => value.to_string(),
+        }
+    }
+
+    /// One value as written in a plan or on the command line: a count, a size ("64k"), or for rtt a
+    /// time ("20ms") or a distance ("8600mi", "100km", at 5 µs/km each way), kept in µs.
+    pub fn parse_value(self, text: &str) -> Result<u64, String> {
+        let text = text.trim();
+        match self {
+            SweepParameter::Rtt if text == "0" => Ok(0),
+            SweepParameter::Rtt => {
+                let rtt = match wan::spec::parse_time(text) {
+                    Ok(rtt) => rtt,
+                    Err(_) => wan::spec::parse_distance_km(text)
+                        .map(|km| wan::spec::ONE_WAY_PER_KM.mul_f64(2.0 * km))
+                        .map_err(|_| {
+                            format!("'{text}' is neither a round trip (20ms) nor a distance (8600mi, 100km)")
+                        })?,
+                };
+                Ok(rtt.as_micros() as u64)
+            }
+            _ => crate::size::parse_size(text).ok_or_else(|| format!("'{text}' is not a number or size")),
         }
     }
 }
@@ -292,6 +328,7 @@ impl Plan {
             ],
             sweeps: Vec::new(),
             wire: true,
+            wan: None,
         }
     }
 
@@ -307,6 +344,18 @@ impl Plan {
             return Vec::new();
         };
         sweep.values.iter().map(|&v| sweep.parameter.apply(base, v)).collect()
+    }
+
+    /// The link `workload`'s client emulates (`--wan`): the plan's with the workload's round trip; none
+    /// when neither gives one, or when all that is left is a zero round trip without a rate.
+    pub fn link_for(&self, workload: &Workload) -> Option<WanSpec> {
+        let spec = match (&self.wan, workload.rtt) {
+            (Some(base), Some(rtt)) => base.with_rtt(rtt),
+            (Some(base), None) => base.clone(),
+            (None, Some(rtt)) => WanSpec::rtt_only(rtt),
+            (None, None) => return None,
+        };
+        (!spec.rtt.is_zero() || spec.rate_bps.is_some()).then_some(spec)
     }
 
     /// Whether some cell runs its clients under mpirun (a workload's `clients`, or a sweep of them).

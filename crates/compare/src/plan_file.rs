@@ -7,6 +7,7 @@
 //! baseline = "tcp"         # ratios are against this case
 //! runtime = "2s"           # measured time per cell; ramp_time = "500ms" before it
 //! wire = true              # measure the transports' own bandwidth and round trip too
+//! # wan = "rate=10gbit"    # the client emulates a long-distance link (`nfsbench run --wan`)
 //!
 //! [[case]]                 # as many as wanted
 //! name = "rdma-2qp"
@@ -24,12 +25,14 @@
 //! numjobs = 2
 //! size = "256m"            # per job; metric = "bandwidth" | "iops" (default: by block size)
 //! # clients = 4            # client processes under `mpirun -np 4`, merged as "All clients"
+//! # rtt = "20ms"           # round trip of the emulated link (or a distance: "8600mi", "100km")
 //! # end_fsync = true       # the final COMMIT counts in the measured time
 //! # fio = { verify = "crc32c" }
 //!
 //! [[sweep]]
-//! parameter = "iodepth"    # iodepth | numjobs | bs | clients
-//! values = [1, 4, 16, 64]  # for bs: sizes, e.g. ["4k", "64k", "1m", "16m"]
+//! parameter = "iodepth"    # iodepth | numjobs | bs | clients | rtt
+//! values = [1, 4, 16, 64]  # for bs: sizes, e.g. ["4k", "64k", "1m", "16m"]; for rtt: times or
+//!                          # distances, e.g. ["0", "1ms", "20ms", "8600mi"]
 //! workload = "rand-read-4k"
 //! cases = ["tcp", "rdma"]  # default: every case
 //! ```
@@ -50,6 +53,7 @@ struct PlanFile {
     runtime: Option<String>,
     ramp_time: Option<String>,
     wire: Option<bool>,
+    wan: Option<String>,
     #[serde(default)]
     case: Vec<CaseFile>,
     #[serde(default)]
@@ -108,6 +112,7 @@ struct WorkloadFile {
     numjobs: Option<u32>,
     size: Option<Scalar>,
     clients: Option<u32>,
+    rtt: Option<String>,
     metric: Option<Metric>,
     end_fsync: Option<bool>,
     #[serde(default)]
@@ -157,6 +162,9 @@ pub fn parse(text: &str, defaults: Defaults) -> Result<Plan, String> {
     if let Some(w) = file.wire {
         plan.wire = w;
     }
+    if let Some(w) = &file.wan {
+        plan.wan = Some(wan::WanSpec::parse(w).map_err(|e| format!("wan: {e}"))?);
+    }
     if !file.case.is_empty() {
         plan.cases = file.case.into_iter().map(case_from_file).collect::<Result<_, _>>()?;
         plan.baseline = plan.cases[0].name.clone();
@@ -200,15 +208,26 @@ fn workload_from_file(w: WorkloadFile, defaults: Defaults) -> Result<Workload, S
     workload.metric = w.metric.unwrap_or_else(|| metric_for(bs));
     workload.end_fsync = w.end_fsync.unwrap_or(false);
     workload.clients = w.clients;
+    workload.rtt = match &w.rtt {
+        Some(r) => {
+            Some(Duration::from_micros(SweepParameter::Rtt.parse_value(r).map_err(|e| what(&format!("rtt {e}")))?))
+        }
+        None => None,
+    };
     workload.fio = w.fio.iter().map(|(k, v)| (k.clone(), v.text())).collect();
     Ok(workload)
 }
 
 fn sweep_from_file(s: SweepFile) -> Result<SweepSpec, String> {
     let parameter = SweepParameter::parse(&s.parameter)
-        .ok_or_else(|| format!("sweep parameter '{}' is not iodepth, numjobs, bs or clients", s.parameter))?;
-    let what = format!("sweep of {} on '{}': value", s.parameter, s.workload);
-    let values = s.values.iter().map(|v| v.size(&what)).collect::<Result<_, _>>()?;
+        .ok_or_else(|| format!("sweep parameter '{}' is not iodepth, numjobs, bs, clients or rtt", s.parameter))?;
+    let values = s
+        .values
+        .iter()
+        .map(|v| {
+            parameter.parse_value(&v.text()).map_err(|e| format!("sweep of {} on '{}': {e}", s.parameter, s.workload))
+        })
+        .collect::<Result<_, _>>()?;
     Ok(SweepSpec { parameter, values, workload: s.workload, cases: s.cases })
 }
 

@@ -3,7 +3,7 @@
 
 use crate::measure::{percentiles_us, RepMeasure, PERCENTILE_POINTS};
 use crate::model::{CaseRow, Cell, Estimate, Metric, Ratio, Report, Sweep, SweepPoint, WireBaseline, WorkloadRow};
-use crate::plan::{Case, Plan, Workload};
+use crate::plan::{Case, Plan, SweepParameter, Workload};
 use crate::stats::{estimate_nonnegative, paired_ratio};
 use crate::validate::Unsupported;
 use std::collections::BTreeMap;
@@ -68,13 +68,28 @@ pub fn summarize(
         .zip(unsupported)
         .map(|(c, why)| case_row(c, why.clone(), transports.get(c.name.as_str()).copied()))
         .collect();
+    let mut notes = context.notes;
+    if let Some(link) = &plan.wan {
+        notes.push(format!(
+            "the client emulated a long-distance link ({}; nfsbench's own transports delay TCP and RDMA alike)",
+            link.describe()
+        ));
+    }
+    if sweeps.iter().flat_map(|s| &s.points).any(|p| p.model.is_some()) {
+        notes.push(format!(
+            "model: nfsbench model's prediction beside each round-trip sweep point (dashed in the charts), with \
+             the per-operation service time and the host's ceiling taken from the sweep's shortest round \
+             trip; a point more than {:.0}% off it is flagged",
+            (model::FLAG_RATIO - 1.0) * 100.0
+        ));
+    }
     Report {
         title: plan.title.clone(),
         started: context.started,
         duration_s: context.duration_s,
         machine: context.machine,
         target: context.target,
-        notes: context.notes,
+        notes,
         reps: plan.reps,
         baseline_case: plan.baseline.clone(),
         cases,
@@ -170,15 +185,28 @@ fn sweeps(plan: &Plan, cells: &[Cell]) -> Vec<Sweep> {
         let Some(base) = plan.workloads.iter().find(|w| w.name == spec.workload) else { continue };
         let mut points = Vec::new();
         for case in plan.sweep_cases(spec) {
-            for (value, w) in spec.values.iter().zip(&points_w) {
-                if let Some(c) = cells.iter().find(|c| c.case == case.name && c.workload == w.name) {
-                    points.push(SweepPoint {
-                        case: case.name.clone(),
-                        x: *value as f64,
-                        label: spec.parameter.label(*value),
-                        value: cell_headline(base.metric, c),
-                    });
-                }
+            let measured: Vec<(u64, &Workload, &Cell)> = spec
+                .values
+                .iter()
+                .zip(&points_w)
+                .filter_map(|(value, w)| {
+                    cells.iter().find(|c| c.case == case.name && c.workload == w.name).map(|c| (*value, w, c))
+                })
+                .collect();
+            let modelled = if spec.parameter == SweepParameter::Rtt {
+                let pairs: Vec<(&Workload, &Cell)> = measured.iter().map(|(_, w, c)| (*w, *c)).collect();
+                crate::modelled::model_points(plan, case, &pairs, base.metric)
+            } else {
+                vec![None; measured.len()]
+            };
+            for ((value, _, c), model) in measured.into_iter().zip(modelled) {
+                points.push(SweepPoint {
+                    case: case.name.clone(),
+                    x: value as f64,
+                    label: spec.parameter.label(value),
+                    value: cell_headline(base.metric, c),
+                    model,
+                });
             }
         }
         out.push(Sweep {

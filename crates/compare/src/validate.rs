@@ -68,6 +68,9 @@ pub fn validate(plan: &Plan, target: &str) -> Result<Unsupported, String> {
         if let Some(clients) = w.clients {
             check_range(&w.name, "clients", clients.into(), 1, 256)?;
         }
+        if let Some(rtt) = w.rtt {
+            check_range(&w.name, "rtt (µs)", rtt.as_micros() as u64, 0, 10_000_000)?;
+        }
     }
     for s in &plan.sweeps {
         let Some(w) = plan.workloads.iter().find(|w| w.name == s.workload) else {
@@ -87,6 +90,8 @@ pub fn validate(plan: &Plan, target: &str) -> Result<Unsupported, String> {
                 SweepParameter::Numjobs => (1, 256),
                 SweepParameter::BlockSize => (512, w.size.min(64 << 20)),
                 SweepParameter::Clients => (1, 256),
+                // µs: what `--wan` accepts.
+                SweepParameter::Rtt => (0, 10_000_000),
             };
             check_range(&s.workload, &format!("sweep value of {}", s.parameter.name()), v, lo, hi)?;
         }

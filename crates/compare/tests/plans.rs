@@ -88,3 +88,30 @@ fn the_clients_plan_sweeps_client_processes_under_mpirun() {
     let plan = parse(zero, DEFAULTS).expect("parses");
     assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().contains("clients = 0"));
 }
+
+#[test]
+fn the_distance_plan_sweeps_the_round_trip_over_an_emulated_link() {
+    let plan = parse(&repo_plan("distance.toml"), DEFAULTS).expect("parses");
+    validate(&plan, "127.0.0.1:/export").expect("valid");
+    assert_eq!(plan.wan.as_ref().and_then(|w| w.rate_bps), Some(1_000_000_000));
+    let points = plan.sweep_workloads(&plan.sweeps[0]);
+    let rtts: Vec<u64> = points.iter().map(|w| w.rtt.expect("rtt").as_micros() as u64).collect();
+    // 8,600 miles ≈ 13,840 km ≈ 138.4 ms at 5 µs/km each way.
+    assert_eq!(rtts[0], 0);
+    assert!((138_000..139_000).contains(&rtts[5]), "{rtts:?}");
+    assert_eq!(plan.link_for(&points[0]).map(|l| l.rtt.as_micros()), Some(0), "the LAN point keeps the rate");
+    let far = plan.link_for(&points[5]).expect("a link");
+    assert_eq!(far.to_string(), format!("rtt={},rate=1gbit", wan::spec::format_time(far.rtt)));
+    assert!(points[5].name.starts_with("seq-read-1m@rtt=138.40"), "{}", points[5].name);
+    assert!(points[5].description().contains("RTT 138.40"), "{}", points[5].description());
+    // Without a plan link, a zero round trip is no emulation at all.
+    let mut bare = plan.clone();
+    bare.wan = None;
+    assert_eq!(bare.link_for(&points[0]), None);
+    assert_eq!(bare.link_for(&points[1]).map(|l| l.rate_bps), Some(None));
+    for bad in ["[[sweep]]\nparameter = \"rtt\"\nvalues = [\"20\"]\nworkload = \"seq-read-1m\"\n", "wan = \"rtt=1\"\n"]
+    {
+        let e = parse(bad, DEFAULTS).map(|p| validate(&p, "127.0.0.1:/export")).expect_err(bad);
+        assert!(e.contains("rtt") || e.contains("20"), "{bad}: {e}");
+    }
+}

@@ -56,7 +56,13 @@ pub fn to_terminal(report: &Report) -> String {
     for sweep in &report.sweeps {
         s.push_str(&format!("\nsweep of {} on {} ({}):\n", sweep.parameter, sweep.workload, sweep.metric.unit()));
         for p in &sweep.points {
-            s.push_str(&format!("  {:<cw$} {:>8} {}\n", p.case, p.label, estimate(&p.value)));
+            s.push_str(&format!("  {:<cw$} {:>8} {}", p.case, p.label, estimate(&p.value)));
+            if let Some(m) = &p.model {
+                let flag =
+                    if m.flagged { format!("  ← {:.2}× off the model", m.disagreement) } else { String::new() };
+                s.push_str(&format!("   model {} ({}){flag}", number(m.value), m.limit));
+            }
+            s.push('\n');
         }
     }
     if !report.ratios.is_empty() {

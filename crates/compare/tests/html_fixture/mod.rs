@@ -85,6 +85,14 @@ pub fn sample_report() -> Report {
             x: d.into(),
             label: d.to_string(),
             value: est(20_000.0 * f64::from(d).sqrt() * (1.0 + i as f64 * 0.4)),
+            // The model's curve beside the measurement, one point far off it.
+            model: Some(compare::model::Modelled {
+                value: 20_000.0 * f64::from(d).sqrt() * (1.0 + i as f64 * 0.4) * if d == 64 { 1.5 } else { 1.05 },
+                limit: "outstanding I/O".into(),
+                explanation: "16 I/Os of 4 KiB in flight over 20 ms".into(),
+                disagreement: if d == 64 { 1.5 } else { 1.05 },
+                flagged: d == 64,
+            }),
         })
     });
     Report {

@@ -87,7 +87,12 @@ pub(super) fn latency(s: &mut String, report: &Report) {
                     .filter(|(p, v)| *p >= 50.0 && p.is_finite() && v.is_finite())
                     .map(|(p, v)| (*p, *v, None))
                     .collect();
-                (!points.is_empty()).then(|| Line { name: case.to_string(), color: color(report, case), points })
+                (!points.is_empty()).then(|| Line {
+                    name: case.to_string(),
+                    color: color(report, case),
+                    points,
+                    dashed: false,
+                })
             })
             .collect();
         if lines.is_empty() {
@@ -178,6 +183,28 @@ pub(super) fn cpu(s: &mut String, report: &Report) {
     }));
 }
 
+/// `nfsbench model`'s curve of each case of a round-trip sweep, dashed ("CASE model").
+fn modelled_lines(report: &Report, sweep: &crate::model::Sweep) -> Vec<Line> {
+    ran(report)
+        .iter()
+        .filter_map(|case| {
+            let mut points: Vec<_> = sweep
+                .points
+                .iter()
+                .filter(|p| p.case == *case)
+                .filter_map(|p| p.model.as_ref().map(|m| (p.x, m.value, None)))
+                .collect();
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            (!points.is_empty()).then(|| Line {
+                name: format!("{case} model"),
+                color: color(report, case),
+                points,
+                dashed: true,
+            })
+        })
+        .collect()
+}
+
 /// Section 7: a line chart per sweep, x on a log2 axis when its values are powers of two.
 pub(super) fn scaling(s: &mut String, report: &Report) {
     if report.sweeps.is_empty() {
@@ -200,8 +227,14 @@ pub(super) fn scaling(s: &mut String, report: &Report) {
                     .map(|p| (p.x, p.value.mean, (p.value.n > 1).then_some((p.value.lo, p.value.hi))))
                     .collect();
                 points.sort_by(|a, b| a.0.total_cmp(&b.0));
-                (!points.is_empty()).then(|| Line { name: case.to_string(), color: color(report, case), points })
+                (!points.is_empty()).then(|| Line {
+                    name: case.to_string(),
+                    color: color(report, case),
+                    points,
+                    dashed: false,
+                })
             })
+            .chain(modelled_lines(report, sweep))
             .collect();
         let _ = write!(
             s,

@@ -14,6 +14,8 @@ pub struct Line {
     pub name: String,
     pub color: &'static str,
     pub points: Vec<Point>,
+    /// Drawn dashed with hollow points: a prediction, not a measurement.
+    pub dashed: bool,
 }
 
 /// What to draw.
@@ -93,8 +95,13 @@ pub fn line_chart(c: &LineChart) -> String {
             .enumerate()
             .map(|(i, p)| format!("{}{:.1} {:.1}", if i == 0 { "M" } else { "L" }, px(p.0), py(p.1)))
             .collect();
-        let _ =
-            write!(s, "<path class=\"line\" data-case=\"{}\" d=\"{d}\" stroke=\"{}\"/>", esc(&line.name), line.color);
+        let dash = if line.dashed { " stroke-dasharray=\"6 4\"" } else { "" };
+        let _ = write!(
+            s,
+            "<path class=\"line\" data-case=\"{}\" d=\"{d}\" stroke=\"{}\"{dash}/>",
+            esc(&line.name),
+            line.color
+        );
         for p in ok {
             let (x, y) = (px(p.0), py(p.1));
             if let Some((lo, hi)) = p.2.filter(|(lo, hi)| lo.is_finite() && hi.is_finite() && hi > lo) {
@@ -110,10 +117,11 @@ pub fn line_chart(c: &LineChart) -> String {
                     line.color
                 );
             }
+            let fill = if line.dashed { "none\" stroke=\"".to_string() + line.color } else { line.color.to_string() };
             let _ = write!(
                 s,
                 "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"3.5\" fill=\"{}\"><title>{}: {}</title></circle>",
-                line.color,
+                fill,
                 esc(&line.name),
                 tick_label(p.1)
             );
@@ -151,7 +159,7 @@ mod tests {
             (99.9, 1e305, None),
             (100.0, 5.0, Some((4.0, 6.0))),
         ];
-        let lines = vec![Line { name: "a<b".into(), color: "#4e79a7", points }];
+        let lines = vec![Line { name: "a<b".into(), color: "#4e79a7", points, dashed: false }];
         for (xs, ys) in [(Scale::Nines, Scale::Log10), (Scale::Log2, Scale::Linear), (Scale::Linear, Scale::Linear)] {
             for svg in [chart(&lines, xs, ys), chart(&[], xs, ys)] {
                 assert!(!svg.contains("NaN") && !svg.contains("inf"), "{svg}");
@@ -163,7 +171,8 @@ mod tests {
     #[test]
     fn a_log_axis_spans_the_values() {
         let points = vec![(50.0, 210.0, None), (99.0, 480.0, None), (99.99, 1210.0, None)];
-        let svg = chart(&[Line { name: "tcp".into(), color: "#4e79a7", points }], Scale::Nines, Scale::Log10);
+        let svg =
+            chart(&[Line { name: "tcp".into(), color: "#4e79a7", points, dashed: false }], Scale::Nines, Scale::Log10);
         assert!(svg.contains(">200</text>") && svg.contains(">2000</text>") && !svg.contains(">100</text>"));
     }
 }

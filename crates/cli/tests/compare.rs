@@ -162,3 +162,87 @@ fn a_clients_sweep_runs_each_point_under_mpirun_and_reads_all_clients() {
     assert_eq!(rows.iter().filter(|r| r["jobname"] != "All clients").count(), 3);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A sweep point's measured and modelled headline: (measured mean, model).
+fn sweep_point(report: &serde_json::Value, workload: &str, case: &str, label: &str) -> (f64, serde_json::Value) {
+    let sweep = report["sweeps"]
+        .as_array()
+        .expect("sweeps")
+        .iter()
+        .find(|s| s["workload"] == workload)
+        .unwrap_or_else(|| panic!("a sweep of {workload}"));
+    let point = sweep["points"]
+        .as_array()
+        .expect("points")
+        .iter()
+        .find(|p| p["case"] == case && p["label"] == label)
+        .unwrap_or_else(|| panic!("{workload} {case} at {label}: {sweep}"));
+    (point["value"]["mean"].as_f64().expect("measured"), point["model"].clone())
+}
+
+#[test]
+fn a_distance_sweep_shows_the_studys_findings_and_stays_near_the_model() {
+    let dir = scratch("compare-distance");
+    let plan = dir.join("distance.toml");
+    let sweep =
+        |w: &str| format!("[[sweep]]\nparameter = \"rtt\"\nvalues = [\"0\", \"20ms\", \"60ms\"]\nworkload = \"{w}\"\n");
+    let workload = |name: &str, rw: &str, bs: &str| {
+        format!("[[workload]]\nname = \"{name}\"\nrw = \"{rw}\"\nbs = \"{bs}\"\niodepth = 16\nnumjobs = 1\nsize = \"16m\"\n")
+    };
+    let plan_text = [
+        "reps = 1\nruntime = \"1s\"\nramp_time = \"300ms\"\nwire = false\nwan = \"rate=1gbit\"\n".to_string(),
+        "[[case]]\nname = \"tcp\"\nproto = \"tcp\"\n[[case]]\nname = \"rdma\"\nproto = \"rdma\"\n".to_string(),
+        workload("seq-read-1m", "read", "1m"),
+        workload("rand-read-4k", "randread", "4k"),
+        workload("rand-write-4k", "randwrite", "4k"),
+        sweep("seq-read-1m"),
+        sweep("rand-read-4k"),
+        sweep("rand-write-4k"),
+    ]
+    .concat();
+    std::fs::write(&plan, plan_text).expect("plan");
+    let out = dir.join("out");
+    let o = compare(&[plan.to_str().expect("path"), "--out", out.to_str().expect("utf-8 path")]);
+    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
+    assert!(o.status.success(), "exit {:?}\nstdout:\n{stdout}\nstderr:\n{stderr}", o.status);
+    eprintln!("{stdout}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("report.json")).expect("JSON");
+    // Large transfers hold the link's bandwidth with distance (16 MiB in flight fill 1 Gbit/s × 60 ms).
+    let (lan, _) = sweep_point(&report, "seq-read-1m", "rdma", "0us");
+    let (far, _) = sweep_point(&report, "seq-read-1m", "rdma", "60ms");
+    assert!(far > 0.8 * lan, "1 MiB reads over RDMA: {lan} MB/s at LAN, {far} at 60 ms");
+    // 4 KiB transfers fall as 1/RTT once the round trip dominates: 20 ms → 60 ms is about a third.
+    for case in ["tcp", "rdma"] {
+        let (near, _) = sweep_point(&report, "rand-read-4k", case, "20ms");
+        let (far, _) = sweep_point(&report, "rand-read-4k", case, "60ms");
+        assert!((2.4..3.6).contains(&(near / far)), "{case} 4 KiB reads: {near} IOPS at 20 ms, {far} at 60 ms");
+    }
+    // Over RDMA writes pay the server's RDMA Read round trip: about half the reads' rate at a distance;
+    // over TCP the data rides with the call and writes keep up with reads.
+    let (reads, _) = sweep_point(&report, "rand-read-4k", "rdma", "60ms");
+    let (writes, _) = sweep_point(&report, "rand-write-4k", "rdma", "60ms");
+    assert!(writes < 0.7 * reads, "RDMA at 60 ms: 4 KiB writes {writes} IOPS, reads {reads}");
+    let (tcp_reads, _) = sweep_point(&report, "rand-read-4k", "tcp", "60ms");
+    let (tcp_writes, _) = sweep_point(&report, "rand-write-4k", "tcp", "60ms");
+    assert!(tcp_writes > 0.8 * tcp_reads, "TCP at 60 ms: 4 KiB writes {tcp_writes} IOPS, reads {tcp_reads}");
+    // The model is within 25% of every point at a distance.
+    for (workload, case, label) in [
+        ("seq-read-1m", "tcp", "20ms"),
+        ("seq-read-1m", "rdma", "60ms"),
+        ("rand-read-4k", "tcp", "20ms"),
+        ("rand-read-4k", "rdma", "60ms"),
+        ("rand-write-4k", "tcp", "60ms"),
+        ("rand-write-4k", "rdma", "20ms"),
+        ("rand-write-4k", "rdma", "60ms"),
+    ] {
+        let (measured, model) = sweep_point(&report, workload, case, label);
+        let modelled = model["value"].as_f64().unwrap_or_else(|| panic!("a model value: {model}"));
+        assert!(
+            model["flagged"] == false && (measured / modelled - 1.0).abs() < 0.25,
+            "{workload} {case} at {label}: measured {measured}, model {modelled} ({model})"
+        );
+    }
+    assert!(stdout.contains("model"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -70,9 +70,13 @@ pub fn summarize(
         .collect();
     let mut notes = context.notes;
     if let Some(link) = &plan.wan {
+        let text = link.describe();
+        let text = match text.strip_prefix("rtt=0us,") {
+            Some(rest) => format!("{rest}, each workload's or sweep point's round trip"),
+            None => text,
+        };
         notes.push(format!(
-            "the client emulated a long-distance link ({}; nfsbench's own transports delay TCP and RDMA alike)",
-            link.describe()
+            "the client emulated a long-distance link ({text}; nfsbench's own transports delay TCP and RDMA alike)"
         ));
     }
     if sweeps.iter().flat_map(|s| &s.points).any(|p| p.model.is_some()) {

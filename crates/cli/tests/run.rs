@@ -3,7 +3,7 @@
 
 mod cli_support;
 
-use cli_support::{nfsbench, scratch, serve};
+use cli_support::{nfsbench, scratch, serve, stderr};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Output, Stdio};
@@ -60,10 +60,6 @@ impl Drop for Served {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 fn json(out: &Output) -> serde_json::Value {

@@ -5,7 +5,7 @@
 
 mod cli_support;
 
-use cli_support::{nfsbench, scratch, serve};
+use cli_support::{nfsbench, scratch, serve, stderr};
 use std::net::SocketAddr;
 use std::process::{Child, Output, Stdio};
 
@@ -54,10 +54,6 @@ impl Drop for Served {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// The JSON of a successful run, and its mean completion latency in ms.

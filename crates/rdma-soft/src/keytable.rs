@@ -34,9 +34,10 @@ const OFF_SLOTS: usize = 24;
 /// A random word unique to the table: the peer's connect-time probe reads it from our memory.
 pub(crate) const OFF_NONCE: usize = 32;
 /// Bytes this side moved by its own RDMA Reads and Writes: the peer reads them to learn what was done
-/// to its memory (rdma::QueuePair::peer_one_sided_bytes).
+/// to its memory (rdma::QueuePair::peer_one_sided), with the number of its RDMA Reads.
 const OFF_READ_BYTES: usize = 40;
 const OFF_WRITTEN_BYTES: usize = 48;
+const OFF_READS: usize = 56;
 const SLOT_SIZE: usize = 32;
 
 /// Bytes of the table memfd.
@@ -102,6 +103,9 @@ impl LocalTable {
     /// that Send publishes the count with it.
     pub(crate) fn count_one_sided(&self, read: bool, bytes: u64) {
         let offset = if read { OFF_READ_BYTES } else { OFF_WRITTEN_BYTES };
+        if read && bytes > 0 {
+            self.table.u64_at(OFF_READS).fetch_add(1, Ordering::Release);
+        }
         self.table.u64_at(offset).fetch_add(bytes, Ordering::Release);
     }
 
@@ -203,12 +207,13 @@ impl RemoteTable {
         nonce == self.table.load_u64(OFF_NONCE, Ordering::Acquire)
     }
 
-    /// What the peer did to our memory so far: (bytes it RDMA-Read, bytes it RDMA-Wrote).
-    pub(crate) fn one_sided_bytes(&self) -> (u64, u64) {
-        (
-            self.table.load_u64(OFF_READ_BYTES, Ordering::Acquire),
-            self.table.load_u64(OFF_WRITTEN_BYTES, Ordering::Acquire),
-        )
+    /// What the peer did to our memory so far (read from the peer's table, which it counts in).
+    pub(crate) fn one_sided(&self) -> rdma::PeerOneSided {
+        rdma::PeerOneSided {
+            read_bytes: self.table.load_u64(OFF_READ_BYTES, Ordering::Acquire),
+            written_bytes: self.table.load_u64(OFF_WRITTEN_BYTES, Ordering::Acquire),
+            reads: self.table.load_u64(OFF_READS, Ordering::Acquire),
+        }
     }
 
     /// Receives the peer has posted in total.

@@ -13,7 +13,7 @@
 //!   right; failure → [`rdma::WcError::RemoteAccess`] and the connection breaks, as RC does), then
 //!   copies once with process_vm_readv / process_vm_writev, then checks the generation again. It
 //!   then adds the bytes to a counter in its own key table's header, which the peer reads as
-//!   [`rdma::QueuePair::peer_one_sided_bytes`] (what link emulation on the peer's side charges).
+//!   [`rdma::QueuePair::peer_one_sided`] (what link emulation on the peer's side charges).
 //! - Sends go through a single-producer ring in the receiver's shared memory; the socket carries only
 //!   a doorbell (rung when the receiver declared itself asleep) and the connection's end (the
 //!   `channel` module; configurations that would need a ring over 64 MiB send on the socket). A

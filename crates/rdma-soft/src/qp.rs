@@ -310,7 +310,7 @@ impl rdma::QueuePair for SoftQp {
         SoftQp::disconnect(self)
     }
 
-    fn peer_one_sided_bytes(&self) -> Option<(u64, u64)> {
-        Some(self.remote.one_sided_bytes())
+    fn peer_one_sided(&self) -> Option<rdma::PeerOneSided> {
+        Some(self.remote.one_sided())
     }
 }

@@ -1,4 +1,4 @@
-//! The peer's one-sided byte counters (`QueuePair::peer_one_sided_bytes`): each side sees what the
+//! The peer's one-sided byte counters (`QueuePair::peer_one_sided`): each side sees what the
 //! other did to its memory, counted before the Send that follows the operation.
 
 mod support;
@@ -9,8 +9,8 @@ use support::{next, pair, take};
 #[tokio::test]
 async fn each_side_sees_the_bytes_its_peer_read_and_wrote_before_the_send_that_follows() {
     let (client, server) = pair().await;
-    assert_eq!(client.peer_one_sided_bytes(), Some((0, 0)));
-    assert_eq!(server.peer_one_sided_bytes(), Some((0, 0)));
+    assert_eq!(client.peer_one_sided().map(|p| (p.read_bytes, p.written_bytes, p.reads)), Some((0, 0, 0)));
+    assert_eq!(server.peer_one_sided().map(|p| (p.read_bytes, p.written_bytes, p.reads)), Some((0, 0, 0)));
     client.post_recvs(2).expect("recvs");
     let exposed = client
         .register(RegBuf::Writable(vec![7; 1 << 20]), Access::LOCAL_WRITE | Access::REMOTE_READ | Access::REMOTE_WRITE)
@@ -23,9 +23,9 @@ async fn each_side_sees_the_bytes_its_peer_read_and_wrote_before_the_send_that_f
     server.post_send(3, &[b"done"]).expect("send");
     take(&*server, 3).await;
     assert!(matches!(&next(&*client).await[0].result, Ok(CompletionKind::Recv(m)) if m.as_ref() == b"done"));
-    assert_eq!(client.peer_one_sided_bytes(), Some((1 << 20, 4000)));
+    assert_eq!(client.peer_one_sided().map(|p| (p.read_bytes, p.written_bytes, p.reads)), Some((1 << 20, 4000, 1)));
     // Nothing was done to the server's memory.
-    assert_eq!(server.peer_one_sided_bytes(), Some((0, 0)));
+    assert_eq!(server.peer_one_sided().map(|p| (p.read_bytes, p.written_bytes, p.reads)), Some((0, 0, 0)));
 
     // Counts are cumulative; a zero-length operation adds nothing.
     server.post_write(4, &scratch, 0, exposed.segment(0, 96).expect("seg")).expect("write");
@@ -33,11 +33,11 @@ async fn each_side_sees_the_bytes_its_peer_read_and_wrote_before_the_send_that_f
     server.post_send(6, &[b"again"]).expect("send");
     take(&*server, 3).await;
     next(&*client).await;
-    assert_eq!(client.peer_one_sided_bytes(), Some((1 << 20, 4096)));
+    assert_eq!(client.peer_one_sided().map(|p| (p.read_bytes, p.written_bytes, p.reads)), Some((1 << 20, 4096, 1)));
 
     // And the other way round.
     let target = server.register(RegBuf::Writable(vec![0; 512]), Access::REMOTE_WRITE).expect("reg");
     client.post_write(7, &exposed, 0, target.segment(0, 512).expect("seg")).expect("write");
     take(&*client, 1).await;
-    assert_eq!(server.peer_one_sided_bytes(), Some((0, 512)));
+    assert_eq!(server.peer_one_sided().map(|p| (p.read_bytes, p.written_bytes, p.reads)), Some((0, 512, 0)));
 }

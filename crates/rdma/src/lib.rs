@@ -37,4 +37,4 @@ pub use choice::ProviderChoice;
 pub use error::{RdmaError, WcError};
 pub use provider::{next_completions, BoxFuture, Incoming, Listener, Provider, QueuePair};
 pub use region::{Access, MemoryRegion, RegBuf, Registration};
-pub use types::{Completion, CompletionKind, ConnectionInfo, QpConfig, RemoteSegment, WrId};
+pub use types::{Completion, CompletionKind, ConnectionInfo, PeerOneSided, QpConfig, RemoteSegment, WrId};

@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 
 use crate::error::RdmaError;
 use crate::region::{Access, MemoryRegion, RegBuf};
-use crate::types::{Completion, ConnectionInfo, QpConfig, RemoteSegment, WrId};
+use crate::types::{Completion, ConnectionInfo, PeerOneSided, QpConfig, RemoteSegment, WrId};
 
 /// A boxed future, as the object-safe traits return them.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -124,12 +124,12 @@ pub trait QueuePair: Send + Sync + fmt::Debug {
     fn disconnect(&self);
 
     /// What the peer did to our memory by its own one-sided operations so far on this connection:
-    /// cumulative (bytes it RDMA-Read from us, bytes it RDMA-Wrote to us), counted before it posts the
+    /// cumulative bytes it RDMA-Read from us and RDMA-Wrote to us, and its Reads, counted before it posts the
     /// Send that follows them, so a receive completion polled here already includes the bytes of every
     /// operation the peer finished before sending that message. `None` when the provider cannot tell
     /// (a NIC does not report the peer's operations: the verbs provider); the link emulation needs it
     /// to delay the peer's RDMA traffic from this side alone.
-    fn peer_one_sided_bytes(&self) -> Option<(u64, u64)> {
+    fn peer_one_sided(&self) -> Option<PeerOneSided> {
         None
     }
 }

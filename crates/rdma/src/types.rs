@@ -31,6 +31,18 @@ impl Default for QpConfig {
     }
 }
 
+/// What the peer did to this side's memory by its own one-sided operations so far on a connection
+/// ([`crate::QueuePair::peer_one_sided`]): cumulative.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PeerOneSided {
+    /// Bytes it RDMA-Read from us.
+    pub read_bytes: u64,
+    /// Bytes it RDMA-Wrote to us.
+    pub written_bytes: u64,
+    /// RDMA Reads (of at least one byte) it made of our memory.
+    pub reads: u64,
+}
+
 /// A region of the peer's memory as RPC-over-RDMA names it in a segment (RFC 8166 §3.4.3): the handle
 /// (R_key), the address or offset the handle's region is addressed by, and a length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

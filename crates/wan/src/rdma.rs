@@ -9,7 +9,7 @@
 //!   has crossed `inbound` (serialisation and propagation);
 //! - the peer's Sends: each receive completion is held until the message arrives over `inbound`.
 //!   Before the message, the wrapper charges what the peer did to our memory with its own one-sided
-//!   operations since its previous message ([`::rdma::QueuePair::peer_one_sided_bytes`]): bytes it
+//!   operations since its previous message ([`::rdma::QueuePair::peer_one_sided`]): bytes it
 //!   wrote cross `inbound` ahead of the message; bytes it read need its request to reach us (one-way),
 //!   then cross `outbound` and travel back, and only then does the peer send. In RPC-over-RDMA the
 //!   server moves all bulk data with RDMA Read and Write of the client's memory (RFC 8166 §3.4), so
@@ -182,7 +182,8 @@ impl WanQueuePair {
         let inner: Arc<dyn QueuePair> = Arc::from(inner);
         let info = inner.info();
         let provider = over_link(&info.provider, &link);
-        let state = Arc::new(Mutex::new(State::new(link, config.max_send, info.initiator_depth)));
+        let state =
+            Arc::new(Mutex::new(State::new(link, config.max_send, info.initiator_depth, config.responder_resources)));
         let task = runtime.spawn(task::drive(state.clone(), inner.clone()));
         Ok(WanQueuePair { inner, state, task, provider })
     }
@@ -290,7 +291,7 @@ impl QueuePair for WanQueuePair {
         }
     }
 
-    fn peer_one_sided_bytes(&self) -> Option<(u64, u64)> {
-        self.inner.peer_one_sided_bytes()
+    fn peer_one_sided(&self) -> Option<::rdma::PeerOneSided> {
+        self.inner.peer_one_sided()
     }
 }

@@ -4,7 +4,7 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// The built binary, with RUST_LOG cleared.
@@ -12,6 +12,11 @@ pub fn nfsbench() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_nfsbench"));
     cmd.env_remove("RUST_LOG");
     cmd
+}
+
+/// What a finished command wrote on stderr.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// A fresh directory under the system temp dir for one test.

@@ -124,7 +124,12 @@ pub(super) struct State {
     max_send: u32,
     read_depth: u8,
     /// The peer's one-sided byte counters already charged.
-    peer_seen: (u64, u64),
+    peer_seen: ::rdma::PeerOneSided,
+    /// RDMA Reads the peer may have in flight towards us (our responder resources): when each free slot
+    /// frees in emulated time; a slot in use is in neither list until its Read's data is in.
+    peer_read_slots: Vec<Instant>,
+    /// The peer's Reads waiting for a slot: (held message, bytes, when the peer would issue it).
+    peer_reads_waiting: VecDeque<(u64, u64, Instant)>,
     inner_down: bool,
     closing: bool,
     pub(super) caller: Option<Waker>,
@@ -132,7 +137,7 @@ pub(super) struct State {
 }
 
 impl State {
-    pub(super) fn new(link: Arc<Link>, max_send: u32, read_depth: u8) -> State {
+    pub(super) fn new(link: Arc<Link>, max_send: u32, read_depth: u8, peer_read_depth: u8) -> State {
         State {
             link,
             flow_out: Flow::default(),
@@ -150,7 +155,9 @@ impl State {
             reads_busy: 0,
             max_send,
             read_depth,
-            peer_seen: (0, 0),
+            peer_seen: ::rdma::PeerOneSided::default(),
+            peer_read_slots: vec![Instant::now(); usize::from(peer_read_depth.max(1))],
+            peer_reads_waiting: VecDeque::new(),
             inner_down: false,
             closing: false,
             caller: None,
@@ -235,7 +242,12 @@ impl State {
 
     /// Completions from the inner queue pair, polled at `now`; `counters` is the peer's one-sided byte
     /// count read just after polling them.
-    pub(super) fn on_inner(&mut self, now: Instant, batch: &mut Vec<Completion>, counters: Option<(u64, u64)>) {
+    pub(super) fn on_inner(
+        &mut self,
+        now: Instant,
+        batch: &mut Vec<Completion>,
+        counters: Option<::rdma::PeerOneSided>,
+    ) {
         let one_way = self.link.outbound.one_way();
         for completion in batch.drain(..) {
             let recv = matches!(completion.result, Ok(CompletionKind::Recv(_)))

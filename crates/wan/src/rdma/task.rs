@@ -29,7 +29,7 @@ pub(super) async fn drive(state: Arc<Mutex<State>>, inner: Arc<dyn QueuePair>) {
             match inner.poll_completions(cx, &mut batch) {
                 Poll::Ready(Ok(())) => {
                     // Read after the completions: the peer counted before posting what we just got.
-                    let counters = inner.peer_one_sided_bytes();
+                    let counters = inner.peer_one_sided();
                     lock(&state).on_inner(Instant::now(), &mut batch, counters);
                     progressed = true;
                 }

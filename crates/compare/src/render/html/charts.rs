@@ -183,8 +183,9 @@ pub(super) fn cpu(s: &mut String, report: &Report) {
     }));
 }
 
-/// `nfsbench model`'s curve of each case of a round-trip sweep, dashed ("CASE model").
-fn modelled_lines(report: &Report, sweep: &crate::model::Sweep) -> Vec<Line> {
+/// One line per case that ran of `sweep`'s points that `pick` gives a point for: the measurements, or
+/// (`model`) `nfsbench model`'s curve, dashed and named "CASE model".
+fn sweep_lines(report: &Report, sweep: &crate::model::Sweep, model: bool) -> Vec<Line> {
     ran(report)
         .iter()
         .filter_map(|case| {
@@ -192,14 +193,18 @@ fn modelled_lines(report: &Report, sweep: &crate::model::Sweep) -> Vec<Line> {
                 .points
                 .iter()
                 .filter(|p| p.case == *case)
-                .filter_map(|p| p.model.as_ref().map(|m| (p.x, m.value, None)))
+                .filter_map(|p| match (model, &p.model) {
+                    (true, Some(m)) => Some((p.x, m.value, None)),
+                    (true, None) => None,
+                    (false, _) => Some((p.x, p.value.mean, (p.value.n > 1).then_some((p.value.lo, p.value.hi)))),
+                })
                 .collect();
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
             (!points.is_empty()).then(|| Line {
-                name: format!("{case} model"),
+                name: if model { format!("{case} model") } else { case.to_string() },
                 color: color(report, case),
                 points,
-                dashed: true,
+                dashed: model,
             })
         })
         .collect()
@@ -217,25 +222,8 @@ pub(super) fn scaling(s: &mut String, report: &Report) {
         xs.sort_by(|a, b| a.0.total_cmp(&b.0));
         xs.dedup_by(|a, b| a.0 == b.0);
         let pow2 = xs.iter().all(|(x, _)| *x >= 1.0 && x.fract() == 0.0 && (*x as u64).is_power_of_two());
-        let lines: Vec<Line> = ran(report)
-            .iter()
-            .filter_map(|case| {
-                let mut points: Vec<_> = sweep
-                    .points
-                    .iter()
-                    .filter(|p| p.case == *case)
-                    .map(|p| (p.x, p.value.mean, (p.value.n > 1).then_some((p.value.lo, p.value.hi))))
-                    .collect();
-                points.sort_by(|a, b| a.0.total_cmp(&b.0));
-                (!points.is_empty()).then(|| Line {
-                    name: case.to_string(),
-                    color: color(report, case),
-                    points,
-                    dashed: false,
-                })
-            })
-            .chain(modelled_lines(report, sweep))
-            .collect();
+        let mut lines = sweep_lines(report, sweep, false);
+        lines.extend(sweep_lines(report, sweep, true));
         let _ = write!(
             s,
             "<figure><figcaption>{} <span>— over {} · {}</span></figcaption>",

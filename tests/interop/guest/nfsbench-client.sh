@@ -14,7 +14,8 @@
 #      and COMMIT
 #   6. nconnect=4, explicit port=2049,mountport=$MOUNTD_PORT: a 20 s time_based 4 KiB randread with
 #      verify over the 64 MiB file; during it `ss -tn` must show exactly 4 connections to port 2049
-#   7. (TCP) `--wan rtt=20ms`: 4 KiB random reads one at a time take the emulated round trip (20–24 ms)
+#   7. (TCP) `--wan rtt=20ms`: 4 KiB random reads one at a time take the emulated round trip more than
+#      without the link (at least 19 ms more; at most 30 in this software-emulated VM)
 # Throughout: knfsd counts no bad RPC call and no retransmission (reply-cache hit), the kernel logs
 # nothing about NFS/RPC.
 # OUT (shared read-write with the host) receives: STEP.out (normal + JSON output), STEP.err,
@@ -230,20 +231,28 @@ fi
 # --- 7: a long-distance link on the client side (TCP; over RDMA --wan needs the soft provider) -------
 s_wan=""
 if [ "$PROTO" = tcp ]; then
-  step "7. --wan rtt=20ms on the client side: 4 KiB randread at iodepth 1 for 3 s against knfsd"
-  rc=0
-  tmo 120 "$NFSBENCH" run --name=wan --filename=seq.0.0 --rw=randread --bs=4k --iodepth=1 --size=$SIZE \
-    --time_based --runtime=3 --target "$TARGET" -o "$OPTS,port=2049,mountport=$MOUNTD_PORT" --wan rtt=20ms \
-    --output-format=json --output "$OUT/wan.json" 2> "$OUT/wan.err" || rc=$?
-  cat "$OUT/wan.err"
-  [ $rc = 0 ] || fail "nfsbench run --wan rtt=20ms against knfsd: exit status $rc: $(head -n1 "$OUT/wan.err")"
-  # Every read pays the emulated round trip (and little more: knfsd's tmpfs is fast).
-  wan_ms=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["jobs"][0]["read"]; print("%.2f %d" % (r["clat_ns"]["mean"] / 1e6, r["total_ios"]))' "$OUT/wan.json")
-  log "--wan rtt=20ms: mean completion latency ${wan_ms% *} ms over ${wan_ms#* } reads"
-  awk -v m="${wan_ms% *}" 'BEGIN {exit !(m >= 20.0 && m < 24.0)}' \
-    || fail "over a 20 ms emulated link the mean completion latency was ${wan_ms% *} ms (want 20 to 24)"
-  s_wan=", --wan rtt=20ms: ${wan_ms% *} ms per 4k read"
-  check_nfsd_clean "after the --wan run"
+  step "7. --wan rtt=20ms on the client side: 4 KiB randread at iodepth 1 for 3 s against knfsd, and without"
+  # wan_run NAME [FLAGS...]: mean completion latency (ms) and reads of a 3 s 4 KiB randread at iodepth 1.
+  wan_run() {
+    local name=$1 rc=0; shift
+    tmo 120 "$NFSBENCH" run --name="$name" --filename=seq.0.0 --rw=randread --bs=4k --iodepth=1 --size=$SIZE \
+      --time_based --runtime=3 --target "$TARGET" -o "$OPTS,port=2049,mountport=$MOUNTD_PORT" "$@" \
+      --output-format=json --output "$OUT/$name.json" 2> "$OUT/$name.err" || rc=$?
+    cat "$OUT/$name.err" >&2
+    [ $rc = 0 ] || fail "nfsbench run $* against knfsd: exit status $rc: $(head -n1 "$OUT/$name.err")"
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["jobs"][0]["read"]; print("%.2f %d" % (r["clat_ns"]["mean"] / 1e6, r["total_ios"]))' "$OUT/$name.json"
+  }
+  plain=$(wan_run nowan)
+  far=$(wan_run wan --wan rtt=20ms)
+  added=$(awk -v a="${far% *}" -v b="${plain% *}" 'BEGIN {printf "%.2f", a - b}')
+  log "mean completion latency: ${plain% *} ms without a link, ${far% *} ms over --wan rtt=20ms (${far#* } reads): +$added ms"
+  # Every read pays the emulated round trip against the kernel server. Never less; the upper bound is
+  # loose because QEMU's software CPU makes each of the link's timed wake-ups late by up to a millisecond
+  # or two (on the host, crates/wan's tests hold the round trip within 10%).
+  awk -v d="$added" 'BEGIN {exit !(d >= 19.0 && d <= 30.0)}' \
+    || fail "--wan rtt=20ms added $added ms to each 4 KiB read against knfsd (want 20 ms, at most 30 in this VM)"
+  s_wan=", --wan rtt=20ms: +$added ms per 4k read"
+  check_nfsd_clean "after the --wan runs"
 fi
 
 nfsd_stats "after"

@@ -248,12 +248,15 @@ impl<H: RecordHandler> Connection<H> {
         if self.ending.is_some() {
             return;
         }
-        match self.queue.pump(&*self.qp) {
-            Ok(posted) => {
-                self.stats.bytes_rdma_read.fetch_add(posted.read_bytes, Relaxed);
-                self.stats.bytes_rdma_written.fetch_add(posted.written_bytes, Relaxed);
-            }
-            Err(err) => self.failed("posting a work request", err),
+        // Counted as each request is posted: a client may see the reply that follows a Write before
+        // the whole batch is posted.
+        let stats = &self.stats;
+        let pumped = self.queue.pump(&*self.qp, |posted| {
+            stats.bytes_rdma_read.fetch_add(posted.read_bytes, Relaxed);
+            stats.bytes_rdma_written.fetch_add(posted.written_bytes, Relaxed);
+        });
+        if let Err(err) = pumped {
+            self.failed("posting a work request", err);
         }
     }
 

@@ -115,18 +115,20 @@ impl WorkQueue {
     }
 
     /// Posts what there is room for: Writes and Sends first (they finish calls), then Reads.
-    pub fn pump(&mut self, qp: &dyn QueuePair) -> Result<Posted, RdmaError> {
+    /// `on_posted` hears of each request's bytes as soon as it is posted, before the next one (a Send
+    /// that follows a Write may be answered before this returns).
+    pub fn pump(&mut self, qp: &dyn QueuePair, mut on_posted: impl FnMut(Posted)) -> Result<Posted, RdmaError> {
         let mut posted = Posted::default();
         while self.outstanding < self.capacity {
             let Some((tag, work)) = self.others.pop_front() else { break };
-            if let Some(work) = self.post(qp, tag, work, &mut posted)? {
+            if let Some(work) = self.post(qp, tag, work, &mut posted, &mut on_posted)? {
                 self.others.push_front((tag, work));
                 return Ok(posted);
             }
         }
         while self.outstanding < self.capacity && self.reads_outstanding < self.read_depth {
             let Some((tag, work)) = self.reads.pop_front() else { break };
-            if let Some(work) = self.post(qp, tag, work, &mut posted)? {
+            if let Some(work) = self.post(qp, tag, work, &mut posted, &mut on_posted)? {
                 self.reads.push_front((tag, work));
                 return Ok(posted);
             }
@@ -143,6 +145,7 @@ impl WorkQueue {
         tag: WrTag,
         work: Work,
         posted: &mut Posted,
+        on_posted: &mut impl FnMut(Posted),
     ) -> Result<Option<Work>, RdmaError> {
         let id = tag.encode();
         let result = match &work {
@@ -153,11 +156,16 @@ impl WorkQueue {
         match result {
             Ok(()) => {
                 self.outstanding += 1;
-                match work {
-                    Work::Read { remote, .. } => posted.read_bytes += u64::from(remote.length),
-                    Work::Write { remote, .. } => posted.written_bytes += u64::from(remote.length),
-                    Work::Send { .. } => {}
-                }
+                let this = match work {
+                    Work::Read { remote, .. } => Posted { read_bytes: u64::from(remote.length), ..Posted::default() },
+                    Work::Write { remote, .. } => {
+                        Posted { written_bytes: u64::from(remote.length), ..Posted::default() }
+                    }
+                    Work::Send { .. } => Posted::default(),
+                };
+                posted.read_bytes += this.read_bytes;
+                posted.written_bytes += this.written_bytes;
+                on_posted(this);
                 Ok(None)
             }
             Err(RdmaError::QueueFull { .. }) if self.outstanding > 0 => {
@@ -254,11 +262,11 @@ mod tests {
         }
         queue.push(WrTag::new(WrKind::Write, 2), Work::Write { region: region(&qp), offset: 0, remote: remote(16) });
         queue.push(WrTag::new(WrKind::Reply, 2), Work::Send { message: vec![0; 28] });
-        let posted = queue.pump(&qp).expect("pump");
+        let posted = queue.pump(&qp, |_| {}).expect("pump");
         assert_eq!(posted, Posted { read_bytes: 16, written_bytes: 16 });
         assert_eq!(qp.kinds(), vec![WrKind::Write, WrKind::Reply, WrKind::Read, WrKind::Read]);
         queue.completed(WrKind::Read);
-        queue.pump(&qp).expect("pump");
+        queue.pump(&qp, |_| {}).expect("pump");
         assert_eq!(qp.kinds().len(), 5, "the third Read goes once one has completed");
     }
 
@@ -268,13 +276,13 @@ mod tests {
         let mut queue = WorkQueue::new(8, 1);
         queue.push(WrTag::new(WrKind::Write, 2), Work::Write { region: region(&qp), offset: 0, remote: remote(16) });
         queue.push(WrTag::new(WrKind::Reply, 2), Work::Send { message: vec![0; 28] });
-        queue.pump(&qp).expect("the second waits");
+        queue.pump(&qp, |_| {}).expect("the second waits");
         assert_eq!(qp.kinds(), vec![WrKind::Write]);
         assert!(!queue.is_idle());
         let stuck = Recorder { room: 0, ..Default::default() };
         let mut empty = WorkQueue::new(8, 1);
         empty.push(WrTag::new(WrKind::Error, 0), Work::Send { message: vec![0; 20] });
-        assert!(empty.pump(&stuck).is_err(), "full with nothing outstanding can never drain");
+        assert!(empty.pump(&stuck, |_| {}).is_err(), "full with nothing outstanding can never drain");
     }
 
     #[test]

@@ -290,11 +290,9 @@ impl SweepParameter {
             SweepParameter::Rtt => {
                 let rtt = match wan::spec::parse_time(text) {
                     Ok(rtt) => rtt,
-                    Err(_) => wan::spec::parse_distance_km(text)
-                        .map(|km| wan::spec::ONE_WAY_PER_KM.mul_f64(2.0 * km))
-                        .map_err(|_| {
-                            format!("'{text}' is neither a round trip (20ms) nor a distance (8600mi, 100km)")
-                        })?,
+                    Err(_) => wan::spec::parse_distance_km(text).map(wan::spec::rtt_of_distance_km).map_err(|_| {
+                        format!("'{text}' is neither a round trip (20ms) nor a distance (8600mi, 100km)")
+                    })?,
                 };
                 Ok(rtt.as_micros() as u64)
             }

@@ -242,9 +242,7 @@ impl ModelInput {
 }
 
 /// The round trip of a fibre path `km` long: 5 µs per km each way (as `--wan distance=`).
-pub fn rtt_of_distance_km(km: f64) -> Duration {
-    wan::spec::ONE_WAY_PER_KM.mul_f64(2.0 * km.max(0.0))
-}
+pub use wan::spec::rtt_of_distance_km;
 
 #[cfg(test)]
 mod tests {

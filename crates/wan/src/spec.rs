@@ -12,6 +12,11 @@ use std::time::Duration;
 /// InfiniBand use).
 pub const ONE_WAY_PER_KM: Duration = Duration::from_nanos(5_000);
 
+/// The round trip of a fibre path `km` long (5 µs per km each way), as `distance=` gives it.
+pub fn rtt_of_distance_km(km: f64) -> Duration {
+    ONE_WAY_PER_KM.mul_f64(2.0 * km.max(0.0))
+}
+
 /// Kilometres in a statute mile.
 const KM_PER_MILE: f64 = 1.609_344;
 
@@ -80,7 +85,7 @@ impl WanSpec {
                 }
                 "distance" => {
                     let km = parse_distance_km(value).map_err(|e| bad(format!("distance={value}: {e}")))?;
-                    spec.rtt = ONE_WAY_PER_KM.mul_f64(2.0 * km);
+                    spec.rtt = rtt_of_distance_km(km);
                     spec.distance_km = Some(km);
                     rtt_given = true;
                 }

@@ -18,8 +18,11 @@ pub enum EngineError {
     /// The server wrote less than asked while laying out a file.
     #[error("file '{name}': server wrote {written} of {asked} bytes at offset {offset}")]
     ShortWrite { name: String, offset: u64, asked: u64, written: u64 },
-    /// The server's write verifier changed while laying out a file: it restarted and may have lost data.
-    #[error("file '{name}': the server's write verifier changed while laying it out: unstable writes may be lost")]
+    /// The server's write verifier changed during every pass of laying out a file (it keeps restarting;
+    /// each pass re-sends the data a restart may have lost).
+    #[error(
+        "file '{name}': the server's write verifier changed during every pass of laying it out (it keeps restarting)"
+    )]
     VerifierChanged { name: String },
     /// A job's task ended abnormally (a panic): a bug, reported as such.
     #[error("{0}")]

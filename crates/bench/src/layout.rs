@@ -70,9 +70,14 @@ fn fill_start(size: u64, region: Region, unit: u64) -> u64 {
     }
 }
 
-/// Write `[from, end)` in wsize-sized chunks, verify units when a verifier is given, then COMMIT; a
-/// short write, or a write verifier that changes before the COMMIT (RFC 1813 §3.3.21: the server
-/// restarted and may have lost the data), fails the layout.
+/// Layouts a server restart may interrupt before the data is given up on: each restart changes the
+/// write verifier and costs one more pass.
+const MAX_LAYOUT_PASSES: u32 = 4;
+
+/// Write `[from, end)` and COMMIT it; when the write verifier changes before the COMMIT confirms it
+/// (RFC 1813 §3.3.7, §3.3.21: the server restarted and may have lost unstable data), write the range
+/// again, as the Linux client re-sends uncommitted pages. The data is a function of the offset and the
+/// seed, so a second pass writes the same bytes.
 async fn fill(
     client: &NfsClient,
     fh: &FileHandle,
@@ -82,6 +87,33 @@ async fn fill(
     verifier: Option<Verifier>,
     seed: u64,
 ) -> Result<u64, EngineError> {
+    let mut written = 0;
+    for pass in 1..=MAX_LAYOUT_PASSES {
+        let (bytes, stable) = fill_once(client, fh, name, from, end, verifier, seed).await?;
+        written += bytes;
+        if stable {
+            return Ok(written);
+        }
+        tracing::warn!(
+            file = name,
+            pass,
+            "the server's write verifier changed during layout (a restart): writing again"
+        );
+    }
+    Err(EngineError::VerifierChanged { name: name.to_string() })
+}
+
+/// One pass of [`fill`]: the bytes written and whether one write verifier held from the first WRITE to
+/// the COMMIT.
+async fn fill_once(
+    client: &NfsClient,
+    fh: &FileHandle,
+    name: &str,
+    from: u64,
+    end: u64,
+    verifier: Option<Verifier>,
+    seed: u64,
+) -> Result<(u64, bool), EngineError> {
     let unit = verifier.map_or(4096, |v| v.interval());
     let chunk = (u64::from(client.wsize()) / unit * unit).max(unit);
     let filler = Bytes::from(crate::buffers::random_bytes(chunk as usize, seed));
@@ -89,6 +121,7 @@ async fn fill(
     let mut offset = from;
     let mut written = 0;
     let mut write_verifier = None;
+    let mut stable = true;
     while offset < end || !in_flight.is_empty() {
         while offset < end && in_flight.len() < LAYOUT_DEPTH {
             let len = chunk.min(end - offset);
@@ -110,17 +143,13 @@ async fn fill(
                 let (name, written) = (name.to_string(), u64::from(reply.count));
                 return Err(EngineError::ShortWrite { name, offset: at, asked, written });
             }
-            if *write_verifier.get_or_insert(reply.verifier) != reply.verifier {
-                return Err(EngineError::VerifierChanged { name: name.to_string() });
-            }
+            stable &= *write_verifier.get_or_insert(reply.verifier) == reply.verifier;
             written += asked;
         }
     }
     let committed = client.commit(fh, 0, 0).await.map_err(|e| EngineError::file(name, e))?;
-    if write_verifier.is_some_and(|v| v != committed) {
-        return Err(EngineError::VerifierChanged { name: name.to_string() });
-    }
-    Ok(written)
+    stable &= write_verifier.is_none_or(|v| v == committed);
+    Ok((written, stable))
 }
 
 #[cfg(test)]

@@ -1,0 +1,69 @@
+//! `nfsbench-hostile ATTACK --target ADDR:PORT[:/EXPORT] [--connections N] [--seconds S]`: runs one of
+//! the security suite's attacks against a server (only ever one you run yourself), then prints what it
+//! did as one line of JSON. Exit status: 0 the attack ran, 1 it could not start, 2 bad usage.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use clap::Parser;
+use hostile::{Attack, Target};
+
+#[derive(Parser, Debug)]
+#[command(name = "nfsbench-hostile", about = "Hostile NFS clients for testing a server you run")]
+struct Args {
+    /// trickle | idle | unread-replies | bad-version
+    attack: String,
+    /// The server's NFS and MOUNT port
+    #[arg(long)]
+    target: SocketAddr,
+    /// The export the attacks that need a file mount
+    #[arg(long, default_value = "/export")]
+    export: String,
+    /// Connections the attack holds or floods on
+    #[arg(long, default_value_t = 16)]
+    connections: usize,
+    /// How long to attack
+    #[arg(long, default_value_t = 10.0)]
+    seconds: f64,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let Some(attack) = Attack::parse(&args.attack, args.connections) else {
+        eprintln!("nfsbench-hostile: unknown attack {:?} (one of {})", args.attack, Attack::NAMES.join(", "));
+        return ExitCode::from(2);
+    };
+    let Ok(seconds) = Duration::try_from_secs_f64(args.seconds) else {
+        eprintln!("nfsbench-hostile: --seconds {} is not a duration", args.seconds);
+        return ExitCode::from(2);
+    };
+    let target = Target { addr: args.target, export: args.export };
+    let stop = AtomicBool::new(false);
+    let result = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(seconds);
+            stop.store(true, Ordering::Relaxed);
+        });
+        attack.run(&target, &stop)
+    });
+    match result {
+        Ok(r) => {
+            println!(
+                "{{\"attack\":\"{}\",\"connected\":{},\"refused\":{},\"closed_by_server\":{},\"calls\":{},\"bytes_sent\":{}}}",
+                attack.name(),
+                r.connected,
+                r.refused,
+                r.closed_by_server,
+                r.calls,
+                r.bytes_sent
+            );
+            ExitCode::SUCCESS
+        }
+        Err(err) => {
+            eprintln!("nfsbench-hostile: {} against {}: {err}", attack.name(), target.addr);
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -25,7 +25,10 @@
 //!
 //! Memory safety across the provider boundary: a [`MemoryRegion`] owns its buffer, and every posted
 //! operation holds a clone of the region until its completion, so no RDMA access can outlive the memory
-//! it targets. The buffer is given back by [`MemoryRegion::into_buffer`] once nothing holds it.
+//! it targets. The buffer is given back by [`MemoryRegion::into_buffer`] once nothing holds it. A
+//! provider whose deregistration cannot wait for the peer (the peer is not trusted to finish) says
+//! so with [`Registration::is_idle`]: the buffer is then not given back, and dropping the region hands
+//! it to the provider ([`Registration::retire`]), which frees it once no access can touch it.
 
 mod choice;
 mod error;

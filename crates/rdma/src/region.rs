@@ -72,8 +72,22 @@ impl RegBuf {
 /// The provider's side of one registration (an `ibv_mr`, a slot in a key table).
 pub trait Registration: Send + Sync + fmt::Debug {
     /// Ends every access through this registration's handles; called exactly once, before the memory
-    /// is given back or freed.
+    /// is given back or freed. Must not block for long: a provider whose peer's accesses may still be
+    /// under way afterwards says so through [`is_idle`](Self::is_idle).
     fn deregister(&self);
+
+    /// After [`deregister`](Self::deregister): true when no access through this registration can
+    /// still be under way, so that the memory may be given back. A provider that cannot tell yet
+    /// returns false, and then receives the memory through [`retire`](Self::retire).
+    fn is_idle(&self) -> bool {
+        true
+    }
+
+    /// Takes the memory of a deregistered region that was dropped while not idle: the provider keeps
+    /// it until no access can touch it any more.
+    fn retire(&self, buf: RegBuf) {
+        drop(buf);
+    }
 }
 
 /// Registered memory: the buffer, its handles and its address as the peer names it.
@@ -115,6 +129,10 @@ impl Drop for RegionInner {
     fn drop(&mut self) {
         if !self.invalidated.swap(true, Ordering::AcqRel) {
             self.registration.deregister();
+        }
+        // A peer's access may still be under way: the provider keeps the memory alive until it ends.
+        if !self.registration.is_idle() {
+            self.registration.retire(std::mem::replace(&mut self.buf, RegBuf::Writable(Vec::new())));
         }
     }
 }
@@ -209,9 +227,14 @@ impl MemoryRegion {
     }
 
     /// Invalidates the region and gives its buffer back, or returns the region while a posted operation
-    /// (or another clone) still holds it.
+    /// (or another clone) still holds it, or while the provider cannot yet tell that no access by the
+    /// peer is under way ([`Registration::is_idle`]; dropping the region then hands the memory to the
+    /// provider).
     pub fn into_buffer(self) -> Result<RegBuf, MemoryRegion> {
         self.invalidate();
+        if !self.inner.registration.is_idle() {
+            return Err(self);
+        }
         match Arc::try_unwrap(self.inner) {
             Ok(mut inner) => Ok(std::mem::replace(&mut inner.buf, RegBuf::Writable(Vec::new()))),
             Err(inner) => Err(MemoryRegion { inner }),
@@ -264,6 +287,38 @@ mod tests {
         drop(held);
         let buf = mr.into_buffer().expect("sole owner");
         assert_eq!(buf.into_bytes().as_ref(), &[5; 16]);
+    }
+
+    /// A registration whose peer is still busy until `idle` is set; keeps what it is given.
+    #[derive(Debug, Default)]
+    struct Busy {
+        idle: Arc<AtomicBool>,
+        kept: Arc<std::sync::Mutex<Vec<RegBuf>>>,
+    }
+    impl Registration for Busy {
+        fn deregister(&self) {}
+        fn is_idle(&self) -> bool {
+            self.idle.load(Ordering::SeqCst)
+        }
+        fn retire(&self, buf: RegBuf) {
+            self.kept.lock().unwrap_or_else(|e| e.into_inner()).push(buf);
+        }
+    }
+
+    #[test]
+    fn memory_a_peer_may_still_access_goes_to_the_provider_not_back_to_the_caller() {
+        let busy = Busy::default();
+        let kept = busy.kept.clone();
+        let mr = MemoryRegion::new(RegBuf::Writable(vec![3; 16]), Access::REMOTE_WRITE, 1, 1, 0, Box::new(busy));
+        let mr = mr.into_buffer().expect_err("the peer may still write into it");
+        assert!(mr.is_invalidated());
+        drop(mr);
+        let kept = std::mem::take(&mut *kept.lock().unwrap_or_else(|e| e.into_inner()));
+        assert!(matches!(&kept[..], [RegBuf::Writable(v)] if v == &[3; 16]), "{kept:?}");
+        let busy = Busy::default();
+        busy.idle.store(true, Ordering::SeqCst);
+        let mr = MemoryRegion::new(RegBuf::Writable(vec![4; 16]), Access::REMOTE_WRITE, 1, 1, 0, Box::new(busy));
+        assert_eq!(mr.into_buffer().expect("idle").len(), 16);
     }
 
     #[test]

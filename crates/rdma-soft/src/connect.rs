@@ -53,7 +53,7 @@ pub(crate) async fn connect(addr: SocketAddr, config: QpConfig, private_data: &[
         Some((Handshake::Accept(offer), fds)) => (offer, fds),
         Some(_) => return Err(RdmaError::Invalid("unexpected connection message from the listener".into())),
     };
-    let peer_side = match establish::attach(&sock, &accept, fds) {
+    let peer_side = match establish::attach(&sock, &accept, fds, &local) {
         Ok(attached) => attached,
         Err(e) => {
             // Closing the socket tells the listener; the caller learns why.

@@ -157,13 +157,21 @@ impl AttachError {
 #[derive(Debug)]
 pub(crate) struct PeerSide {
     pub remote: RemoteTable,
+    /// The peer's busy counters on our slots, read-only.
+    pub guard: SharedMem,
     pub ring: Option<Ring>,
     pub pid: i32,
 }
 
-/// Maps the peer's key table, guard and ring, learns its pid from the kernel and proves that we can
-/// read its memory (the probe reads its table's nonce where it says it mapped the table).
-pub(crate) fn attach(sock: &Socket, offer: &Offer, fds: Vec<OwnedFd>) -> Result<PeerSide, AttachError> {
+/// Maps the peer's key table and guard (read-only: a peer writes only what it owns) and its ring,
+/// learns its pid from the kernel and proves that we can read its memory (the probe reads its
+/// table's nonce where it says it mapped the table).
+pub(crate) fn attach(
+    sock: &Socket,
+    offer: &Offer,
+    fds: Vec<OwnedFd>,
+    local: &LocalSide,
+) -> Result<PeerSide, AttachError> {
     let expected = if offer.ring_len > 0 { 3 } else { 2 };
     if fds.len() != expected {
         return Err(AttachError::Invalid(format!("expected {expected} shared-memory descriptors from the peer")));
@@ -177,8 +185,8 @@ pub(crate) fn attach(sock: &Socket, offer: &Offer, fds: Vec<OwnedFd>) -> Result<
         None => None,
     };
     let table = SharedMem::map_peer(table_fd, table_len(), false).map_err(AttachError::Invalid)?;
-    let guard = SharedMem::map_peer(guard_fd, guard_len(), true).map_err(AttachError::Invalid)?;
-    let remote = RemoteTable::new(table, guard).map_err(AttachError::Invalid)?;
+    let guard = SharedMem::map_peer(guard_fd, guard_len(), false).map_err(AttachError::Invalid)?;
+    let remote = RemoteTable::new(table, Arc::clone(local.table.guard())).map_err(AttachError::Invalid)?;
     let pid =
         socket::peer_pid(sock.get_ref().as_fd()).map_err(|e| AttachError::Invalid(format!("SO_PEERCRED: {e}")))?;
     let addr = usize::try_from(offer.table_addr)
@@ -186,7 +194,7 @@ pub(crate) fn attach(sock: &Socket, offer: &Offer, fds: Vec<OwnedFd>) -> Result<
         .and_then(|a| a.checked_add(OFF_NONCE))
         .ok_or_else(|| AttachError::Invalid("bad table address".into()))?;
     match process::probe(pid, addr) {
-        Ok(word) if remote.is_same_table(u64::from_ne_bytes(word)) => Ok(PeerSide { remote, ring, pid }),
+        Ok(word) if remote.is_same_table(u64::from_ne_bytes(word)) => Ok(PeerSide { remote, guard, ring, pid }),
         Ok(_) | Err(CopyError::Fault) => {
             Err(AttachError::Invalid(format!("process {pid} does not have the key table it announced")))
         }
@@ -223,7 +231,7 @@ fn spin_for(peer_pid: i32) -> std::time::Duration {
 /// Builds the established queue pair: messages through the rings when both sides have one.
 pub(crate) fn build(parts: Parts) -> SoftQp {
     let Parts { sock, local, peer_side, config, .. } = parts;
-    local.table.set_peer(PeerProcess::new(peer_side.pid));
+    local.table.set_peer(PeerProcess::new(peer_side.pid), peer_side.guard);
     let channel: Box<dyn Channel> = match (local.ring, peer_side.ring) {
         (Some(inbound), Some(outbound)) => {
             Box::new(ShmChannel::new(sock, inbound, outbound, config.recv_size, spin_for(peer_side.pid)))

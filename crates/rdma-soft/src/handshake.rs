@@ -16,7 +16,8 @@ pub(crate) const MAX_RECV_SIZE: u32 = 16 << 20;
 pub(crate) const MAX_RECVS: u32 = 1 << 16;
 const MAX_REASON: usize = 512;
 const MAGIC: [u8; 4] = *b"NBSR";
-const VERSION: u8 = 1;
+/// 2: each side's guard holds its own busy counters and is read-only for the peer.
+const VERSION: u8 = 2;
 
 /// A malformed or unexpected handshake message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

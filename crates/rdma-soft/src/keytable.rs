@@ -6,18 +6,32 @@
 //! again, so a handle (R_key = sequence low bits << 14 | slot) names one registration and never a
 //! later reuse of its slot.
 //!
-//! A second memfd, the guard, holds one busy counter per slot that the *peer* writes: an accessor
-//! raises it before validating a handle and lowers it after its copy, and deregistration waits for it
-//! to fall to zero after making the slot invalid (store-then-load on both sides, sequentially
-//! consistent), so memory is never freed under a copy in flight.
+//! A second memfd, the guard, holds this side's busy counters on the *peer's* slots (one per slot): an
+//! accessor raises its counter before validating a handle and lowers it after its copy. Each side
+//! creates its own guard sealed read-only for the peer, which maps it to see which of its slots a copy
+//! may still be using (store-then-load on both sides, sequentially consistent). A peer writes only
+//! what it owns, and what it owns never holds us up:
+//!
+//! - Deregistration invalidates the slot at once and looks at the peer's counter for a few
+//!   microseconds ([`SPIN`]; honest copies are that short). If it is still up, the slot is
+//!   quarantined instead of waited for: never reused while the counter is up (so no stale lease can
+//!   validate against a later registration), and a registration the peer could access keeps its
+//!   memory alive ([`rdma::Registration::is_idle`], [`rdma::Registration::retire`]) until the counter
+//!   falls, the peer process exits, or the connection is gone.
+//! - A counter held past [`HOLD_LIMIT`] marks a peer that does not play by the rules: the queue pair
+//!   breaks the connection on its next poll ([`LocalTable::sweep`], armed with a timer), so an
+//!   attack costs the server microseconds per deregistration and one connection, never a wait.
+//! - Memory still quarantined when the connection's table goes away is handed to a reaper thread
+//!   that frees it once the counter falls, the peer exits, or [`REAP_LIMIT`] has passed.
 
 use std::collections::VecDeque;
 use std::io;
-use std::sync::atomic::{fence, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{fence, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex, MutexGuard, OnceLock};
+use std::task::Waker;
 use std::time::{Duration, Instant};
 
-use rdma::{Access, RdmaError, RemoteSegment};
+use rdma::{Access, RdmaError, RegBuf, RemoteSegment};
 
 use crate::sys::mem::{page_round, SharedMem};
 use crate::sys::process::PeerProcess;
@@ -26,7 +40,7 @@ use crate::sys::process::PeerProcess;
 pub(crate) const SLOTS: usize = 1 << SLOT_BITS;
 const SLOT_BITS: u32 = 14;
 const GEN_MASK: u64 = (1 << (32 - SLOT_BITS)) - 1;
-const MAGIC: u64 = u64::from_be_bytes(*b"NBSRKEY1");
+const MAGIC: u64 = u64::from_be_bytes(*b"NBSRKEY2");
 const HEADER: usize = 64;
 const OFF_POSTED: usize = 8;
 const OFF_CLOSED: usize = 16;
@@ -39,6 +53,16 @@ const OFF_READ_BYTES: usize = 40;
 const OFF_WRITTEN_BYTES: usize = 48;
 const OFF_READS: usize = 56;
 const SLOT_SIZE: usize = 32;
+
+/// How long deregistration watches a raised busy counter before it quarantines the slot: an honest
+/// copy is that short, and the caller's thread (a server's network thread) must not wait longer.
+pub(crate) const SPIN: Duration = Duration::from_micros(5);
+/// How long the peer may keep a busy counter up on a deregistered slot before its connection breaks:
+/// far beyond any honest copy (megabytes take well under a millisecond), with room for a peer thread
+/// descheduled in the middle of one on a loaded machine.
+pub(crate) const HOLD_LIMIT: Duration = Duration::from_millis(100);
+/// How long memory still quarantined when its connection is gone is kept for the peer's copy.
+pub(crate) const REAP_LIMIT: Duration = Duration::from_secs(10);
 
 /// Bytes of the table memfd.
 pub(crate) fn table_len() -> usize {
@@ -58,39 +82,98 @@ fn split(handle: u32) -> (usize, u64) {
     ((handle as usize) & (SLOTS - 1), u64::from(handle >> SLOT_BITS))
 }
 
+/// A deregistered slot the peer's busy counter still held when we looked.
+#[derive(Debug)]
+struct Quarantined {
+    handle: u32,
+    since: Instant,
+    /// The region's memory, when the peer could access it and it was dropped meanwhile.
+    buf: Option<RegBuf>,
+}
+
+#[derive(Debug)]
+struct Slots {
+    free: VecDeque<u16>,
+    quarantine: Vec<Quarantined>,
+}
+
+/// The peer's side of the busy protocol, known once the connection is up.
+#[derive(Debug)]
+struct Peer {
+    /// The peer's busy counters on our slots (its guard, mapped read-only).
+    guard: SharedMem,
+    process: PeerProcess,
+}
+
+impl Peer {
+    fn busy(&self, slot: usize) -> bool {
+        self.guard.load_u32(slot * 4, Ordering::SeqCst) != 0
+    }
+}
+
+/// What [`LocalTable::sweep`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sweep {
+    /// Nothing quarantined.
+    Clear,
+    /// Slots still quarantined; look again at this time.
+    Until(Instant),
+    /// The peer has held a counter on a deregistered slot past [`HOLD_LIMIT`].
+    Overdue { slot: usize, held: Duration },
+}
+
 /// This side's registrations, which the peer reads.
 #[derive(Debug)]
 pub(crate) struct LocalTable {
     table: SharedMem,
-    guard: SharedMem,
-    free: Mutex<VecDeque<u16>>,
-    peer: OnceLock<PeerProcess>,
+    /// Our busy counters on the peer's slots (written by our leases; the peer maps it read-only).
+    guard: Arc<SharedMem>,
+    slots: Mutex<Slots>,
+    /// Entries in the quarantine (read without the lock on every poll).
+    quarantined: AtomicUsize,
+    peer: OnceLock<Peer>,
+    /// The queue pair's poller, woken when a slot is quarantined (it arms the timer).
+    poller: Mutex<Option<Waker>>,
 }
 
 impl LocalTable {
     pub(crate) fn new() -> io::Result<Arc<LocalTable>> {
         let table = SharedMem::create(c"nfsbench-rdma-soft-keys", table_len(), true)?;
-        let guard = SharedMem::create(c"nfsbench-rdma-soft-guard", guard_len(), false)?;
+        // Sealed read-only for the peer: it sees our counters and cannot write them.
+        let guard = Arc::new(SharedMem::create(c"nfsbench-rdma-soft-guard", guard_len(), true)?);
         table.u64_at(OFF_SLOTS).store(SLOTS as u64, Ordering::Relaxed);
         let nonce = std::hash::BuildHasher::hash_one(&std::collections::hash_map::RandomState::new(), table.addr());
         table.u64_at(OFF_NONCE).store(nonce, Ordering::Relaxed);
         table.u64_at(0).store(MAGIC, Ordering::Release);
         // FIFO reuse: a slot comes back only after every other one, so generations wrap slowly.
-        let free = (0..SLOTS as u16).collect();
-        Ok(Arc::new(LocalTable { table, guard, free: Mutex::new(free), peer: OnceLock::new() }))
+        let slots = Slots { free: (0..SLOTS as u16).collect(), quarantine: Vec::new() };
+        Ok(Arc::new(LocalTable {
+            table,
+            guard,
+            slots: Mutex::new(slots),
+            quarantined: AtomicUsize::new(0),
+            peer: OnceLock::new(),
+            poller: Mutex::new(None),
+        }))
     }
 
     pub(crate) fn table(&self) -> &SharedMem {
         &self.table
     }
 
-    pub(crate) fn guard(&self) -> &SharedMem {
+    /// Our busy counters on the peer's slots.
+    pub(crate) fn guard(&self) -> &Arc<SharedMem> {
         &self.guard
     }
 
-    /// Records the peer once the connection is up (deregistration watches its life).
-    pub(crate) fn set_peer(&self, peer: PeerProcess) {
-        let _ = self.peer.set(peer);
+    fn slots(&self) -> MutexGuard<'_, Slots> {
+        self.slots.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records the peer once the connection is up: its process and its busy counters on our slots
+    /// (its guard, mapped read-only).
+    pub(crate) fn set_peer(&self, process: PeerProcess, guard: SharedMem) {
+        let _ = self.peer.set(Peer { guard, process });
     }
 
     /// Publishes the total of receives ever posted on this side.
@@ -116,8 +199,11 @@ impl LocalTable {
 
     /// Puts `[start, start+len)` with `access` into a free slot; returns its handle.
     pub(crate) fn register(&self, start: usize, len: usize, access: Access) -> Result<u32, RdmaError> {
-        let slot = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop_front().ok_or_else(|| {
-            RdmaError::Invalid(format!("too many registrations on this connection (at most {SLOTS})"))
+        let slot = self.slots().free.pop_front().ok_or_else(|| {
+            RdmaError::Invalid(format!(
+                "too many registrations on this connection (at most {SLOTS}, {} held by the peer)",
+                self.quarantined.load(Ordering::Relaxed)
+            ))
         })?;
         let base = slot_offset(slot as usize);
         let seq = self.table.u64_at(base).load(Ordering::Relaxed);
@@ -130,41 +216,110 @@ impl LocalTable {
         Ok((((valid & GEN_MASK) as u32) << SLOT_BITS) | u32::from(slot))
     }
 
-    /// Ends access through `handle`, waits for copies in flight through it, frees the slot.
-    pub(crate) fn deregister(&self, handle: u32) {
+    /// Ends access through `handle` at once. Returns true when the slot is free again (no copy by the
+    /// peer can be using it); false when the peer's busy counter stayed up for [`SPIN`] and the slot
+    /// is quarantined (see the module's rules). Never waits longer than [`SPIN`].
+    pub(crate) fn deregister(&self, handle: u32) -> bool {
         let (slot, gen) = split(handle);
         let seq_word = self.table.u64_at(slot_offset(slot));
         let seq = seq_word.load(Ordering::Relaxed);
         if seq & GEN_MASK != gen || seq & 1 == 0 {
-            return;
+            return true;
         }
+        // Invalid from here on: a lease raised after this store sees it (SeqCst on both sides).
         seq_word.store(seq + 1, Ordering::SeqCst);
-        self.wait_idle(slot);
-        self.free.lock().unwrap_or_else(|e| e.into_inner()).push_back(slot as u16);
+        if self.settles(slot) {
+            self.slots().free.push_back(slot as u16);
+            return true;
+        }
+        let since = Instant::now();
+        self.slots().quarantine.push(Quarantined { handle, since, buf: None });
+        self.quarantined.fetch_add(1, Ordering::SeqCst);
+        tracing::debug!(slot, "deregistered slot quarantined: the peer's busy counter is up");
+        if let Some(waker) = self.poller.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            waker.wake();
+        }
+        false
     }
 
-    /// Waits until no peer copy holds `slot` (or the peer process is gone).
-    fn wait_idle(&self, slot: usize) {
-        let busy = self.guard.u32_at(slot * 4);
+    /// True when no copy by the peer holds `slot` within [`SPIN`] (or there is no peer yet).
+    fn settles(&self, slot: usize) -> bool {
+        let Some(peer) = self.peer.get() else { return true };
         let started = Instant::now();
-        let mut warned = false;
-        for round in 0u32.. {
-            if busy.load(Ordering::SeqCst) == 0 {
-                return;
+        loop {
+            if !peer.busy(slot) {
+                return true;
             }
-            if round < 64 {
-                std::hint::spin_loop();
+            if started.elapsed() >= SPIN {
+                return false;
+            }
+            std::hint::spin_loop();
+        }
+    }
+
+    /// True while `handle`'s deregistered slot is quarantined.
+    pub(crate) fn is_quarantined(&self, handle: u32) -> bool {
+        self.quarantined.load(Ordering::SeqCst) != 0 && self.slots().quarantine.iter().any(|q| q.handle == handle)
+    }
+
+    /// Keeps `buf` (the memory of `handle`'s dropped region) until its quarantine ends; frees it now
+    /// when the quarantine already ended.
+    pub(crate) fn retire(&self, handle: u32, buf: RegBuf) {
+        let mut slots = self.slots();
+        match slots.quarantine.iter_mut().find(|q| q.handle == handle) {
+            Some(entry) => entry.buf = Some(buf),
+            None => {
+                drop(slots);
+                drop(buf);
+            }
+        }
+    }
+
+    /// Remembers the waker of the queue pair's poller (woken when a slot is quarantined).
+    pub(crate) fn set_poller(&self, waker: &Waker) {
+        let mut poller = self.poller.lock().unwrap_or_else(|e| e.into_inner());
+        if !poller.as_ref().is_some_and(|w| w.will_wake(waker)) {
+            *poller = Some(waker.clone());
+        }
+    }
+
+    /// Ends the quarantine of every slot whose busy counter fell (or whose peer exited), freeing its
+    /// memory; reports a counter held past [`HOLD_LIMIT`]. Never blocks.
+    pub(crate) fn sweep(&self, now: Instant) -> Sweep {
+        if self.quarantined.load(Ordering::SeqCst) == 0 {
+            return Sweep::Clear;
+        }
+        let Some(peer) = self.peer.get() else { return Sweep::Clear };
+        let mut released = Vec::new();
+        let mut slots = self.slots();
+        let exited = peer.process.exited();
+        let mut result = Sweep::Clear;
+        let mut i = 0;
+        while i < slots.quarantine.len() {
+            let (slot, _) = split(slots.quarantine[i].handle);
+            if exited || !peer.busy(slot) {
+                let entry = slots.quarantine.swap_remove(i);
+                slots.free.push_back(slot as u16);
+                self.quarantined.fetch_sub(1, Ordering::SeqCst);
+                released.push(entry.buf);
                 continue;
             }
-            if self.peer.get().is_some_and(PeerProcess::exited) {
-                return;
+            let held = now.saturating_duration_since(slots.quarantine[i].since);
+            if held > HOLD_LIMIT {
+                result = Sweep::Overdue { slot, held };
+            } else if !matches!(result, Sweep::Overdue { .. }) {
+                let due = slots.quarantine[i].since + HOLD_LIMIT + Duration::from_millis(1);
+                result = match result {
+                    Sweep::Until(at) if at <= due => Sweep::Until(at),
+                    _ => Sweep::Until(due),
+                };
             }
-            if !warned && started.elapsed() > Duration::from_secs(1) {
-                warned = true;
-                tracing::warn!(slot, "deregistration waits for a peer copy that does not finish");
-            }
-            std::thread::sleep(Duration::from_micros(20));
+            i += 1;
         }
+        drop(slots);
+        // Freed outside the lock.
+        drop(released);
+        result
     }
 
     /// True when `handle` is a live registration of this table starting at `start`.
@@ -176,6 +331,68 @@ impl LocalTable {
     }
 }
 
+impl Drop for LocalTable {
+    fn drop(&mut self) {
+        let slots = self.slots.get_mut().unwrap_or_else(|e| e.into_inner());
+        let kept: Vec<(usize, RegBuf)> =
+            slots.quarantine.drain(..).filter_map(|q| q.buf.map(|buf| (split(q.handle).0, buf))).collect();
+        if let (false, Some(peer)) = (kept.is_empty(), self.peer.take()) {
+            reaper().send(Reaped { peer, kept, until: Instant::now() + REAP_LIMIT });
+        }
+    }
+}
+
+/// Memory of a connection that is gone, kept while the peer may still be copying.
+#[derive(Debug)]
+struct Reaped {
+    peer: Peer,
+    kept: Vec<(usize, RegBuf)>,
+    until: Instant,
+}
+
+/// The reaper thread's mailbox (the thread starts with the first memory handed to it).
+#[derive(Debug)]
+struct Reaper(Mutex<mpsc::Sender<Reaped>>);
+
+impl Reaper {
+    fn send(&self, job: Reaped) {
+        // If the thread could not start, the memory is freed here: nothing else can be done.
+        let _ = self.0.lock().unwrap_or_else(|e| e.into_inner()).send(job);
+    }
+}
+
+fn reaper() -> &'static Reaper {
+    static REAPER: OnceLock<Reaper> = OnceLock::new();
+    REAPER.get_or_init(|| {
+        let (send, receive) = mpsc::channel::<Reaped>();
+        let started = std::thread::Builder::new().name("rdma-soft-reaper".into()).spawn(move || {
+            let mut jobs: Vec<Reaped> = Vec::new();
+            loop {
+                let next = if jobs.is_empty() {
+                    receive.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected)
+                } else {
+                    receive.recv_timeout(Duration::from_millis(1))
+                };
+                match next {
+                    Ok(job) => jobs.push(job),
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
+                    Err(mpsc::RecvTimeoutError::Disconnected) => return,
+                }
+                let now = Instant::now();
+                jobs.retain_mut(|job| {
+                    let gone = now >= job.until || job.peer.process.exited();
+                    job.kept.retain(|(slot, _)| !gone && job.peer.busy(*slot));
+                    !job.kept.is_empty()
+                });
+            }
+        });
+        if let Err(e) = started {
+            tracing::warn!("rdma-soft: no reaper thread ({e}); quarantined memory is freed when its connection ends");
+        }
+        Reaper(Mutex::new(send))
+    })
+}
+
 /// Why a remote access was refused.
 #[derive(Debug)]
 pub(crate) enum Refusal {
@@ -185,16 +402,16 @@ pub(crate) enum Refusal {
     Access(String),
 }
 
-/// The peer's key table, mapped read-only, and its guard, mapped read-write.
+/// The peer's key table, mapped read-only, and our busy counters on its slots.
 #[derive(Debug)]
 pub(crate) struct RemoteTable {
     table: SharedMem,
-    guard: SharedMem,
+    guard: Arc<SharedMem>,
 }
 
 impl RemoteTable {
-    /// Wraps the peer's mappings after checking the header.
-    pub(crate) fn new(table: SharedMem, guard: SharedMem) -> Result<RemoteTable, String> {
+    /// Wraps the peer's table after checking the header; `guard` is ours ([`LocalTable::guard`]).
+    pub(crate) fn new(table: SharedMem, guard: Arc<SharedMem>) -> Result<RemoteTable, String> {
         if table.load_u64(0, Ordering::Acquire) != MAGIC || table.load_u64(OFF_SLOTS, Ordering::Relaxed) != SLOTS as u64
         {
             return Err("the peer's key table has an unknown layout".into());
@@ -293,11 +510,23 @@ impl Drop for Lease<'_> {
 pub(crate) struct SlotRegistration {
     pub(crate) table: Arc<LocalTable>,
     pub(crate) handle: u32,
+    /// The peer may RDMA-Read or -Write it: only then can a copy of the peer use its memory.
+    pub(crate) remote: bool,
 }
 
 impl rdma::Registration for SlotRegistration {
     fn deregister(&self) {
         self.table.deregister(self.handle);
+    }
+
+    /// A lease validates only a registration with the right it needs, so a region without remote
+    /// rights is never under a copy, quarantined or not.
+    fn is_idle(&self) -> bool {
+        !self.remote || !self.table.is_quarantined(self.handle)
+    }
+
+    fn retire(&self, buf: RegBuf) {
+        self.table.retire(self.handle, buf);
     }
 }
 

@@ -1,13 +1,19 @@
-//! Unit tests of the key table: handles, generations, bounds, rights and the busy guard.
+//! Unit tests of the key table: handles, generations, bounds, rights, and the busy counters (never
+//! waited for beyond a spin: quarantine, the hold limit, memory kept for a copy in flight).
 
 use super::*;
+use crate::sys::process::own_pid;
 
-fn peer_view(local: &LocalTable) -> RemoteTable {
-    let table_fd = local.table().fd().try_clone_to_owned().expect("dup");
-    let guard_fd = local.guard().fd().try_clone_to_owned().expect("dup");
+/// An owner's table and an accessor's view of it, whose busy counters the owner watches read-only.
+fn pair() -> (Arc<LocalTable>, RemoteTable) {
+    let owner = LocalTable::new().expect("table");
+    let accessor = LocalTable::new().expect("table");
+    let table_fd = owner.table().fd().try_clone_to_owned().expect("dup");
     let table = SharedMem::map_peer(table_fd, table_len(), false).expect("map table");
-    let guard = SharedMem::map_peer(guard_fd, guard_len(), true).expect("map guard");
-    RemoteTable::new(table, guard).expect("layout")
+    let remote = RemoteTable::new(table, Arc::clone(accessor.guard())).expect("layout");
+    let guard_fd = accessor.guard().fd().try_clone_to_owned().expect("dup");
+    owner.set_peer(PeerProcess::new(own_pid()), SharedMem::map_peer(guard_fd, guard_len(), false).expect("map guard"));
+    (owner, remote)
 }
 
 fn seg(handle: u32, offset: u64, length: u32) -> RemoteSegment {
@@ -24,8 +30,7 @@ fn refused(result: Result<Lease<'_>, Refusal>) -> String {
 
 #[test]
 fn a_registered_range_is_leased_at_its_address() {
-    let local = LocalTable::new().expect("table");
-    let remote = peer_view(&local);
+    let (local, remote) = pair();
     let handle = local.register(0x10000, 4096, Access::REMOTE_READ).expect("register");
     let lease = remote.lease(seg(handle, 0x10100, 100), Access::REMOTE_READ).expect("lease");
     assert_eq!(lease.addr, 0x10100);
@@ -35,8 +40,7 @@ fn a_registered_range_is_leased_at_its_address() {
 
 #[test]
 fn rejects_ranges_outside_the_region_and_missing_rights() {
-    let local = LocalTable::new().expect("table");
-    let remote = peer_view(&local);
+    let (local, remote) = pair();
     let handle = local.register(0x10000, 4096, Access::REMOTE_READ).expect("register");
     assert!(refused(remote.lease(seg(handle, 0x10000, 4097), Access::REMOTE_READ)).contains("leave the region"));
     assert!(refused(remote.lease(seg(handle, 0xffff, 1), Access::REMOTE_READ)).contains("leave the region"));
@@ -47,10 +51,9 @@ fn rejects_ranges_outside_the_region_and_missing_rights() {
 
 #[test]
 fn an_old_handle_fails_after_deregistration_and_slot_reuse() {
-    let local = LocalTable::new().expect("table");
-    let remote = peer_view(&local);
+    let (local, remote) = pair();
     let old = local.register(0x10000, 4096, Access::REMOTE_WRITE).expect("register");
-    local.deregister(old);
+    assert!(local.deregister(old), "no copy in flight: the slot is free at once");
     assert!(refused(remote.lease(seg(old, 0x10000, 1), Access::REMOTE_WRITE)).contains("invalidated"));
     // Cycle every slot so the old one is reused.
     let mut handles = Vec::new();
@@ -72,25 +75,58 @@ fn registration_beyond_capacity_is_invalid() {
 }
 
 #[test]
-fn an_invalidation_during_an_access_fails_it_and_waits_for_it() {
-    let local = LocalTable::new().expect("table");
-    let remote = peer_view(&local);
+fn a_copy_in_flight_quarantines_the_slot_without_waiting_and_fails_at_its_end() {
+    let (local, remote) = pair();
     let handle = local.register(0x10000, 4096, Access::REMOTE_READ).expect("register");
     let lease = remote.lease(seg(handle, 0x10000, 8), Access::REMOTE_READ).expect("lease");
-    let deregistering = {
-        let local = local.clone();
-        std::thread::spawn(move || local.deregister(handle))
-    };
-    std::thread::sleep(Duration::from_millis(20));
-    assert!(!deregistering.is_finished(), "deregistration must wait for the copy in flight");
+    let started = Instant::now();
+    assert!(!local.deregister(handle), "the copy is still in flight");
+    assert!(started.elapsed() < Duration::from_millis(5), "deregistration waited {:?}", started.elapsed());
+    assert!(local.is_quarantined(handle));
+    assert!(matches!(local.sweep(Instant::now()), Sweep::Until(_)));
+    // The quarantined slot is not handed out again while the counter is up.
+    let others: Vec<u32> = (1..SLOTS).map(|_| local.register(0x1000, 1, Access::NONE).expect("register")).collect();
+    assert!(others.iter().all(|h| split(*h).0 != split(handle).0));
+    assert!(local.register(0x1000, 1, Access::NONE).is_err());
     assert!(matches!(lease.finish(), Err(Refusal::Access(why)) if why.contains("during")));
-    deregistering.join().expect("deregistered");
+    // The counter fell: the next sweep ends the quarantine and the slot is free again.
+    assert_eq!(local.sweep(Instant::now()), Sweep::Clear);
+    assert!(!local.is_quarantined(handle));
+    let again = local.register(0x1000, 1, Access::NONE).expect("the slot came back");
+    assert_eq!(split(again).0, split(handle).0);
+    assert!(refused(remote.lease(seg(handle, 0x10000, 1), Access::REMOTE_READ)).contains("invalidated"));
+}
+
+#[test]
+fn a_counter_held_past_the_limit_is_overdue_and_the_memory_stays_until_it_falls() {
+    let (local, remote) = pair();
+    let handle = local.register(0x10000, 4096, Access::REMOTE_WRITE).expect("register");
+    let lease = remote.lease(seg(handle, 0x10000, 8), Access::REMOTE_WRITE).expect("lease");
+    assert!(!local.deregister(handle));
+    local.retire(handle, RegBuf::Writable(vec![7; 64]));
+    assert!(local.slots().quarantine.iter().any(|q| q.handle == handle && q.buf.is_some()), "memory kept");
+    let now = Instant::now();
+    assert!(matches!(local.sweep(now), Sweep::Until(at) if at > now + HOLD_LIMIT));
+    let later = now + HOLD_LIMIT + Duration::from_millis(2);
+    assert!(matches!(local.sweep(later), Sweep::Overdue { slot, .. } if slot == split(handle).0));
+    drop(lease);
+    assert_eq!(local.sweep(later), Sweep::Clear);
+    assert!(local.slots().quarantine.is_empty(), "memory freed once the counter fell");
+    // Memory retired after its quarantine ended is freed at once.
+    local.retire(handle, RegBuf::Writable(vec![1]));
+    assert!(local.slots().quarantine.is_empty());
+}
+
+#[test]
+fn the_peer_cannot_write_our_busy_counters() {
+    let local = LocalTable::new().expect("table");
+    let fd = local.guard().fd().try_clone_to_owned().expect("dup");
+    assert!(SharedMem::map_peer(fd, guard_len(), true).is_err(), "sealed read-only for the peer");
 }
 
 #[test]
 fn a_closed_table_refuses_every_access() {
-    let local = LocalTable::new().expect("table");
-    let remote = peer_view(&local);
+    let (local, remote) = pair();
     let handle = local.register(0x10000, 4096, Access::REMOTE_READ).expect("register");
     local.publish_posted(7);
     assert_eq!(remote.posted(), 7);

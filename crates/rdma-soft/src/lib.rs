@@ -9,7 +9,8 @@
 //!   at connect time that it may read the other's memory.
 //! - Each side's registrations live in its key table: a sealed memfd its peer maps read-only. A handle
 //!   (R_key) names a slot and its generation, so an invalidated or reused slot rejects old handles.
-//! - RDMA Read/Write: the initiator validates the handle in the peer's table (generation, bounds,
+//! - RDMA Read/Write: the initiator raises its busy counter on the slot (in its own guard memfd, which
+//!   the peer maps read-only), validates the handle in the peer's table (generation, bounds,
 //!   right; failure → [`rdma::WcError::RemoteAccess`] and the connection breaks, as RC does), then
 //!   copies once with process_vm_readv / process_vm_writev, then checks the generation again. It
 //!   then adds the bytes to a counter in its own key table's header, which the peer reads as
@@ -21,6 +22,18 @@
 //!   `rnr_retry = 0`); a message over the peer's receive size fails with `Length`.
 //! - After a disconnect (asked for, a protocol error, the peer closing or dying) every outstanding
 //!   request completes `Flushed`, then polling reports [`RdmaError::Disconnected`].
+//!
+//! Trust: nothing a peer can write holds up this side's progress (the peer may be hostile, and need
+//! not even be able to access our memory: a process of another user still receives our memfds).
+//! - A peer writes only what it owns: its key table and busy counters are its own memfds, sealed
+//!   read-only for us, and ours for it; the one exception is the ring a side receives on, whose
+//!   positions and record lengths are checked before use (a bad one breaks that connection).
+//! - Deregistration never waits for the peer beyond a spin of a few microseconds: a slot whose busy
+//!   counter is still up is quarantined (never reused while it is, its memory kept alive through
+//!   [`rdma::Registration::retire`] when the peer could access it), and a peer that holds it past
+//!   100 ms loses its connection on the next poll (a timer makes sure there is one). See `keytable`.
+//! - Every value decoded from a peer (handshake fields, ring positions and lengths, table words) is
+//!   bounded before use; a bad one breaks that connection and never panics or loops.
 //!
 //! Everything must run inside a tokio runtime. The peer must be ptrace-able by us (same user, Yama
 //! `ptrace_scope` 0 or 1); [`SoftProvider::new`] declares any process a permitted tracer of ours.
@@ -40,6 +53,8 @@ mod channel;
 mod connect;
 mod establish;
 mod handshake;
+#[cfg(feature = "hostile-peer")]
+pub mod hostile;
 mod keytable;
 mod listen;
 mod names;

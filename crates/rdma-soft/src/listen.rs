@@ -138,7 +138,8 @@ impl SoftIncoming {
             return Err(RdmaError::QueueFull { queue: "receive", depth: config.max_recv });
         }
         let SoftIncoming { sock, hello, fds, local: listener_addr, peer } = self;
-        let peer_side = match establish::attach(&sock, &hello, fds) {
+        let local = LocalSide::new(&config)?;
+        let peer_side = match establish::attach(&sock, &hello, fds, &local) {
             Ok(attached) => attached,
             Err(e) => {
                 let reason = e.reason();
@@ -149,7 +150,6 @@ impl SoftIncoming {
                 });
             }
         };
-        let local = LocalSide::new(&config)?;
         // Receives posted before the Accept leaves: the client may send the moment it is established.
         local.table.publish_posted(u64::from(recvs));
         let accept = local.offer(&config, peer, &private_data);

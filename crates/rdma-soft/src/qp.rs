@@ -6,8 +6,11 @@
 //! connection, as RC does with `rnr_retry = 0`. One-sided operations live in [`crate::onesided`].
 
 use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
+use std::time::Instant;
 
 use rdma::{
     Access, Completion, CompletionKind, ConnectionInfo, MemoryRegion, QpConfig, RdmaError, RegBuf, RemoteSegment,
@@ -15,7 +18,7 @@ use rdma::{
 };
 
 use crate::channel::{Channel, ChannelError};
-use crate::keytable::{LocalTable, RemoteTable, SlotRegistration};
+use crate::keytable::{LocalTable, RemoteTable, SlotRegistration, Sweep};
 
 /// Messages taken from the channel per poll, so one busy peer cannot hold the poller forever.
 const RECV_BATCH: usize = 256;
@@ -70,6 +73,8 @@ pub(crate) struct State {
     /// RDMA Reads whose completions have not been polled yet.
     pub(crate) read_busy: u32,
     pub(crate) down: bool,
+    /// Wakes the poller when a quarantined slot's [`crate::keytable::HOLD_LIMIT`] runs out.
+    hold_timer: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
 impl SoftQp {
@@ -84,6 +89,7 @@ impl SoftQp {
             send_busy: 0,
             read_busy: 0,
             down: false,
+            hold_timer: None,
         };
         SoftQp {
             local: e.local,
@@ -157,7 +163,8 @@ impl SoftQp {
             RegBuf::Writable(v) => v.as_ptr() as usize,
         };
         let handle = self.local.register(start, buf.len(), access)?;
-        let registration = Box::new(SlotRegistration { table: self.local.clone(), handle });
+        let remote = access.contains(Access::REMOTE_READ) || access.contains(Access::REMOTE_WRITE);
+        let registration = Box::new(SlotRegistration { table: self.local.clone(), handle, remote });
         Ok(MemoryRegion::new(buf, access, handle, handle, start as u64, registration))
     }
 
@@ -213,6 +220,9 @@ impl SoftQp {
         let mut guard = self.lock();
         let state = &mut *guard;
         if !state.down {
+            self.watch_quarantine(cx, state);
+        }
+        if !state.down {
             let State { channel, cq, posted, consumed, .. } = &mut *state;
             let mut overrun = false;
             let polled = channel.poll_recv(cx, RECV_BATCH, &mut |bytes| {
@@ -251,6 +261,39 @@ impl SoftQp {
         }
         state.waker = Some(cx.waker().clone());
         Poll::Pending
+    }
+
+    /// Ends quarantines the peer's counters allow and breaks the connection of a peer that holds a
+    /// deregistered slot past [`crate::keytable::HOLD_LIMIT`]; otherwise arms the timer for the next limit. Never waits.
+    fn watch_quarantine(&self, cx: &mut Context<'_>, state: &mut State) {
+        self.local.set_poller(cx.waker());
+        loop {
+            match self.local.sweep(Instant::now()) {
+                Sweep::Clear => {
+                    state.hold_timer = None;
+                    return;
+                }
+                Sweep::Overdue { slot, held } => {
+                    // The peer keeps a copy "in flight" far beyond any honest one: it loses its connection.
+                    tracing::warn!(peer = ?self.info.peer, pid = self.peer_pid, slot, ?held,
+                        "soft RDMA peer holds a deregistered region past the limit: disconnecting");
+                    state.hold_timer = None;
+                    self.fail(state, "the peer held a deregistered region past the limit");
+                    return;
+                }
+                Sweep::Until(at) => {
+                    let at = tokio::time::Instant::from_std(at);
+                    let timer = match &mut state.hold_timer {
+                        Some(timer) if timer.deadline() == at => timer,
+                        slot => slot.insert(Box::pin(tokio::time::sleep_until(at))),
+                    };
+                    if timer.as_mut().poll(cx).is_pending() {
+                        return;
+                    }
+                    state.hold_timer = None;
+                }
+            }
+        }
     }
 
     pub(crate) fn disconnect(&self) {

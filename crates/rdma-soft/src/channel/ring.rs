@@ -134,7 +134,12 @@ impl Ring {
             self.mem.read_bytes(DATA + pos, &mut header);
             let len = u32::from_le_bytes([header[0], header[1], header[2], header[3]]);
             if len == PAD {
-                tail += (self.capacity - pos) as u64;
+                // The padding runs to the end of the area, which the producer must have written past.
+                let pad = (self.capacity - pos) as u64;
+                if pad > available {
+                    return Err(corrupt());
+                }
+                tail += pad;
                 continue;
             }
             let record = record_len(len as usize);

@@ -136,6 +136,13 @@ impl SharedMem {
         unsafe { (*self.ptr.add(offset).cast::<AtomicU64>()).load(order) }
     }
 
+    /// Loads the 32-bit word at `offset`; works on read-only mappings (atomic loads do not write).
+    pub(crate) fn load_u32(&self, offset: usize, order: std::sync::atomic::Ordering) -> u32 {
+        self.check(offset, 4);
+        // SAFETY: as for `load_u64`.
+        unsafe { (*self.ptr.add(offset).cast::<AtomicU32>()).load(order) }
+    }
+
     /// Copies `src` into the mapping at `offset` (writable mappings; the range must fit).
     pub(crate) fn write_bytes(&self, offset: usize, src: &[u8]) {
         assert!(self.writable && offset.checked_add(src.len()).is_some_and(|end| end <= self.len));

@@ -1,0 +1,38 @@
+//! Test hooks (cargo feature `hostile-peer`, for the tests of servers built on this provider): a
+//! connection that misbehaves the way any local process holding the other side's shared memory can.
+//! A build that serves never enables the feature.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use rdma::{QpConfig, QueuePair, RdmaError};
+
+use crate::keytable::SLOTS;
+use crate::sys::mem::SharedMem;
+
+/// This side's busy counters on the peer's slots, which the peer consults before it frees a
+/// registration of its own: a hostile process raises them and keeps them up.
+#[derive(Debug)]
+pub struct BusyCounters {
+    mem: Arc<SharedMem>,
+}
+
+impl BusyCounters {
+    /// Raises the counter of every slot of the peer's key table by one, and keeps it there.
+    pub fn raise_all(&self) {
+        for slot in 0..SLOTS {
+            self.mem.u32_at(slot * 4).fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+}
+
+/// Connects like [`rdma::Provider::connect`] and also returns the busy counters the peer reads.
+pub async fn connect(
+    addr: SocketAddr,
+    config: QpConfig,
+    private_data: &[u8],
+) -> Result<(Box<dyn QueuePair>, BusyCounters), RdmaError> {
+    let qp = crate::connect::connect(addr, config, private_data).await?;
+    let mem = Arc::clone(qp.local.guard());
+    Ok((Box::new(qp), BusyCounters { mem }))
+}

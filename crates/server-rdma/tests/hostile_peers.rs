@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::time::{Duration, Instant};
+
 use common::nfs::{create, inline_header, nfs_call, results, WRITE};
 use common::{pattern, segment, Requester, Running};
 use nfs3_proto::{ReadArgs, StableHow, Void, WriteArgs};
@@ -243,5 +245,50 @@ async fn connections_past_max_connections_are_rejected_until_one_ends() {
     still_serving(&running).await;
     let snap = running.stats.snapshot();
     assert_eq!((snap.refused, snap.accepted), (1, 2), "{snap}");
+    running.stop().await;
+}
+
+/// The worst time a NULL call on `req` takes over `period`, or `None` when one got no reply within
+/// `limit` (the server stalled).
+async fn worst_null_call(req: &mut Requester, period: Duration, limit: Duration) -> Option<Duration> {
+    let (mut worst, until) = (Duration::ZERO, Instant::now() + period);
+    let mut xid = 1000;
+    while Instant::now() < until {
+        xid += 1;
+        let started = Instant::now();
+        tokio::time::timeout(limit, req.call(&inline_header(xid), &nfs_call(xid, 0, &Void).inline)).await.ok()?;
+        worst = worst.max(started.elapsed());
+    }
+    Some(worst)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_peer_holding_every_busy_counter_neither_stalls_the_server_nor_keeps_its_connection() {
+    // The server's network thread is a one-thread runtime of its own, as a listener's is.
+    let running = Running::start_isolated(RdmaServerConfig::default());
+    let mut good = running.connect().await;
+    good.call(&inline_header(1), &nfs_call(1, 0, &Void).inline).await;
+    let private = rpcrdma_proto::ConnectPrivate::new(4096, 4096, false).encode();
+    let (qp, counters) = rdma_soft::hostile::connect(running.addr, Requester::config(16), &private)
+        .await
+        .expect("the hostile peer connects");
+    let mut bad = Requester::new(qp);
+    let file = create(&mut bad, 1, running.root(), b"held").await;
+    // Every counter the server checks before it frees a registration of this connection stays raised;
+    // then a WRITE whose 8 bytes the server pulls with an RDMA Read into a buffer it registers.
+    counters.raise_all();
+    let data = pattern(8, 3);
+    let call = nfs_call(2, WRITE, &WriteArgs::new(file, 0, StableHow::FileSync, &data));
+    let (position, len) = call.payload.expect("payload");
+    let region = bad.register(RegBuf::ReadOnly(data.into()), Access::REMOTE_READ);
+    let chunk = ReadChunk { position, segments: common::segments(&region, len, 8) };
+    bad.send(&RdmaHeader::msg(2, 64, ChunkLists { reads: vec![chunk], ..Default::default() }), &call.inline);
+    let worst = worst_null_call(&mut good, Duration::from_millis(400), Duration::from_millis(500)).await;
+    let worst = worst.expect("the good client is served while the hostile peer holds its counters");
+    assert!(worst < Duration::from_millis(50), "a NULL call of the good client took {worst:?}");
+    assert!(bad.broken().await, "a peer holding a busy counter past the bound loses its connection");
+    let worst = worst_null_call(&mut good, Duration::from_millis(100), Duration::from_millis(500)).await;
+    assert!(worst.is_some_and(|w| w < Duration::from_millis(50)), "{worst:?}");
+    still_serving(&running).await;
     running.stop().await;
 }

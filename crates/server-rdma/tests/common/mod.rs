@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use nfs_server::backend::mem::MemBackend;
-use nfs_server::{ExportConfig, Server, ServerConfig, Squash};
+use nfs_server::{ExportConfig, IpNet, Server, ServerConfig, Squash};
 use rdma::{
     next_completions, Access, Completion, CompletionKind, MemoryRegion, Provider, QpConfig, QueuePair, RdmaError,
     RegBuf,
@@ -20,7 +20,6 @@ use rdma::{
 use rpcrdma_proto::{ConnectPrivate, DecodeLimits, RdmaHeader, Segment};
 use server_rdma::{RdmaServer, RdmaServerConfig, RdmaTransportStats};
 use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 use xdr::XdrEncode;
 
 /// How long any one step may take before the test fails.
@@ -44,7 +43,9 @@ pub struct Running {
     pub stats: Arc<RdmaTransportStats>,
     pub provider: Arc<dyn Provider>,
     stop: Option<oneshot::Sender<()>>,
-    task: JoinHandle<Result<(), RdmaError>>,
+    done: Option<oneshot::Sender<Result<(), RdmaError>>>,
+    /// What `run` returned.
+    task: oneshot::Receiver<Result<(), RdmaError>>,
 }
 
 impl Running {
@@ -53,13 +54,54 @@ impl Running {
     }
 
     pub fn start_with(config: RdmaServerConfig) -> Running {
+        Self::start_exporting(config, Vec::new())
+    }
+
+    /// The server with the RAM export open only to `clients` (empty: everyone).
+    pub fn start_exporting(config: RdmaServerConfig, clients: Vec<IpNet>) -> Running {
+        let (rdma, mut running, stopped) = Self::build(config, clients, "127.0.0.1:0");
+        let done = running.done.take().expect("fresh");
+        tokio::spawn(async move {
+            let _ = done.send(
+                rdma.run(async {
+                    let _ = stopped.await;
+                })
+                .await,
+            );
+        });
+        running
+    }
+
+    /// The server on a thread and one-thread runtime of its own (as a listener's network thread), so
+    /// that anything blocking that thread shows as a stall of its other connections, not of the test.
+    pub fn start_isolated(config: RdmaServerConfig) -> Running {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        let (rdma, mut running, stopped) = {
+            let _inside = runtime.enter();
+            Self::build(config, Vec::new(), "127.0.0.1:0")
+        };
+        let done = running.done.take().expect("fresh");
+        std::thread::spawn(move || {
+            let _ = done.send(runtime.block_on(rdma.run(async {
+                let _ = stopped.await;
+            })));
+        });
+        running
+    }
+
+    /// The server listening at `listen`, not yet running; must be called inside a runtime.
+    pub fn build(
+        config: RdmaServerConfig,
+        clients: Vec<IpNet>,
+        listen: &str,
+    ) -> (RdmaServer, Running, oneshot::Receiver<()>) {
         let provider = provider();
-        let listener = provider.listen("127.0.0.1:0".parse().expect("address")).expect("listen");
+        let listener = provider.listen(listen.parse().expect("address")).expect("listen");
         let export = ExportConfig {
             path: "/export".into(),
             backend: Arc::new(MemBackend::new(64 << 20)),
             read_only: false,
-            clients: Vec::new(),
+            clients,
             squash: Squash::None,
             anon_uid: 65534,
             anon_gid: 65534,
@@ -77,10 +119,8 @@ impl Running {
         let rdma = RdmaServer::new(listener, Arc::clone(&server), config);
         let stats = rdma.stats();
         let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(rdma.run(async {
-            let _ = stopped.await;
-        }));
-        Running { addr, server, stats, provider, stop: Some(stop), task }
+        let (done, task) = oneshot::channel();
+        (rdma, Running { addr, server, stats, provider, stop: Some(stop), done: Some(done), task }, stopped)
     }
 
     pub fn root(&self) -> nfs3_proto::FileHandle3 {
@@ -99,7 +139,7 @@ impl Running {
         tokio::time::timeout(STEP, &mut self.task)
             .await
             .expect("server stops in time")
-            .expect("server task")
+            .expect("server task ran to its end")
             .expect("server ran without error");
     }
 }
@@ -129,19 +169,23 @@ impl Requester {
         responder_resources: u8,
     ) -> Requester {
         // Like the Linux client: no RDMA Read or Write of our own (initiator depth 0).
-        let config = QpConfig {
-            recv_size: 4096,
-            max_recv: REQUESTER_RECVS,
-            max_send: 1024,
-            initiator_depth: 0,
-            responder_resources,
-        };
+        let config = Self::config(responder_resources);
         let qp = tokio::time::timeout(STEP, provider.connect(addr, config, private_data))
             .await
             .expect("connect in time")
             .expect("connect");
+        Self::new(qp)
+    }
+
+    /// A requester on a queue pair connected by other means.
+    pub fn new(qp: Box<dyn QueuePair>) -> Requester {
         qp.post_recvs(REQUESTER_RECVS).expect("post receives");
         Requester { qp, ready: VecDeque::new(), next_wr: 1, errors: Vec::new() }
+    }
+
+    /// The queue configuration every requester here connects with, offering `responder_resources`.
+    pub fn config(responder_resources: u8) -> QpConfig {
+        QpConfig { recv_size: 4096, max_recv: REQUESTER_RECVS, max_send: 1024, initiator_depth: 0, responder_resources }
     }
 
     /// The server's RFC 8797 private data.

@@ -7,13 +7,17 @@
 //! - otherwise the owner, group or other class of the mode decides (the first class that matches, no
 //!   fall-through);
 //! - for READ, WRITE and truncation the file's owner always passes (knfsd's "owner override", so that
-//!   `open(); fchmod(fd, 0); write(fd)` keeps working), and READ is also allowed with execute permission.
+//!   `open(); fchmod(fd, 0); write(fd)` keeps working), and READ is also allowed with execute permission;
+//! - a SETATTR that changes the owner, or the size of a regular file, by a caller that is not root also
+//!   clears the set-id bits (S_ISGID only with group execute), as the kernel's chown and truncate do.
 
 use nfs3_proto::{
     Fattr3, Ftype3, NfsErr3, Sattr3, SetTime3, ACCESS3_DELETE, ACCESS3_EXECUTE, ACCESS3_EXTEND, ACCESS3_LOOKUP,
     ACCESS3_MODIFY, ACCESS3_READ,
 };
 use onc_rpc::auth_sys::MAX_GIDS;
+
+use crate::backend::mode_after_unprivileged_write;
 
 /// Read permission (the `r` bit of a mode class).
 pub(crate) const MAY_READ: u32 = 4;
@@ -210,6 +214,13 @@ pub(crate) fn check_setattr(cur: &Fattr3, req: &Sattr3, cred: &Cred) -> Result<S
         }
         if cur.mode & kill != 0 {
             out.mode = Some(cur.mode & 0o7777 & !kill);
+        }
+    }
+    // Linux do_truncate() -> should_remove_suid(): a size change without CAP_FSETID drops S_ISUID, S_ISGID if g+x.
+    if req.size.is_some() && !cred.is_root() && cur.ftype == Ftype3::Reg && out.mode.is_none() {
+        let mode = mode_after_unprivileged_write(cur.mode & 0o7777);
+        if mode != cur.mode & 0o7777 {
+            out.mode = Some(mode);
         }
     }
     Ok(out)

@@ -9,6 +9,8 @@
 //! - Non-idempotent calls go through a duplicate request cache, so a retransmitted CREATE/REMOVE/RENAME/
 //!   WRITE gets the original reply.
 //! - Per-procedure counters and latency are kept for `nfsbench serve` to print.
+//! - WRITE (and a SETATTR of the size) by a caller that is not root after squashing clears set-user-ID, and
+//!   set-group-ID with group execute, as knfsd does.
 //!
 //! Transports (TCP now, RPC-over-RDMA later) own sockets and threads and call into this crate; a
 //! transport runs [`Server::handle`] on a blocking pool when [`Server::may_block`] says so.

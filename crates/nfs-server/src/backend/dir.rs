@@ -45,7 +45,7 @@ use self::fdcache::FdCache;
 use self::map::IdentityMap;
 use self::open::{Access, Handle};
 use self::stat::{device, file_id, ftype_of};
-use super::{Backend, BackendResult, CreateMode, DirPage, FileId, FsStats, NewNode, WriteDone};
+use super::{Backend, BackendResult, Caller, CreateMode, DirPage, FileId, FsStats, NewNode, WriteDone};
 
 /// Bounds on the backend's memory and file descriptors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,8 +190,15 @@ impl Backend for DirBackend {
         self.read_file(file, offset, count, buf)
     }
 
-    fn write(&self, file: FileId, offset: u64, data: &[u8], stable: StableHow) -> BackendResult<WriteDone> {
-        self.write_file(file, offset, data, stable)
+    fn write(
+        &self,
+        file: FileId,
+        offset: u64,
+        data: &[u8],
+        stable: StableHow,
+        caller: Caller,
+    ) -> BackendResult<WriteDone> {
+        self.write_file(file, offset, data, stable, caller)
     }
 
     fn commit(&self, file: FileId, _offset: u64, _count: u32) -> BackendResult<()> {

@@ -21,8 +21,10 @@
 //!   changes; ctime on SETATTR, link count changes and rename). atime follows "relatime": READ, READDIR and
 //!   READLINK move it only when it is not newer than mtime or ctime.
 //! - Everything is "stable" for the backend's lifetime; WRITE reports the stability it was asked for and
-//!   COMMIT has nothing to do. The write verifier is drawn per instance from the clock and the OS-seeded
-//!   hasher keys, so it changes when the server restarts (and all data is gone).
+//!   COMMIT has nothing to do. A non-empty WRITE by an unprivileged caller clears the set-id bits under the
+//!   same inode lock as the data change (see [`super::mode_after_unprivileged_write`]).
+//!   The write verifier is drawn per instance from the clock and the OS-seeded hasher keys, so it changes
+//!   when the server restarts (and all data is gone).
 
 mod dir;
 mod inode;
@@ -44,6 +46,7 @@ use self::dir::Directory;
 use self::inode::{now, Attrs, Body, Inode};
 use self::pages::{Space, MAX_FILE_SIZE, PAGE_SIZE};
 use self::table::Table;
+use super::{mode_after_unprivileged_write, Caller};
 use super::{Backend, BackendResult, CreateMode, DirPage, FileId, FsStats, NewNode, WriteDone};
 
 /// Longest name in a directory (PATHCONF name_max, as Linux file systems); longer is NAMETOOLONG.
@@ -180,7 +183,14 @@ impl Backend for MemBackend {
         }
     }
 
-    fn write(&self, file: FileId, offset: u64, data: &[u8], stable: StableHow) -> BackendResult<WriteDone> {
+    fn write(
+        &self,
+        file: FileId,
+        offset: u64,
+        data: &[u8],
+        stable: StableHow,
+        caller: Caller,
+    ) -> BackendResult<WriteDone> {
         let count = u32::try_from(data.len()).map_err(|_| NfsErr3::Inval)?;
         let inode = self.inode(file)?;
         let mut guard = inode.write();
@@ -194,6 +204,10 @@ impl Backend for MemBackend {
             Body::Symlink(_) | Body::Special(_) => return Err(NfsErr3::Inval),
         }
         if count != 0 {
+            // Linux file_remove_privs(): a writer without CAP_FSETID loses S_ISUID, and S_ISGID with S_IXGRP.
+            if caller == Caller::Unprivileged {
+                node.attrs.mode = mode_after_unprivileged_write(node.attrs.mode);
+            }
             node.attrs.modified(now());
         }
         Ok(WriteDone { count, committed: stable })

@@ -15,6 +15,10 @@
 //! - Calls may come from many threads at once; a backend synchronises internally.
 //! - [`Backend::may_block`] says whether calls can wait on a disk; the server then runs them on a blocking
 //!   thread pool instead of a network thread.
+//! - Set-id bits: a WRITE by an unprivileged caller ([`Caller::Unprivileged`]) clears S_ISUID, and S_ISGID
+//!   when S_IXGRP is set, of a regular file before the data lands ([`mode_after_unprivileged_write`]), as the
+//!   Linux kernel does for a writer without CAP_FSETID; the backend does it itself (the `dir:` backend writes
+//!   with the server's own credentials, so the kernel would not).
 
 pub mod dir;
 pub mod mem;
@@ -30,6 +34,44 @@ pub struct FileId {
 }
 
 pub type BackendResult<T> = Result<T, NfsErr3>;
+
+/// Who modifies a file's data, for the set-id rule: Linux clears set-id bits on a write by a caller without
+/// CAP_FSETID; for NFS that is every caller whose effective uid after squashing is not 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    /// uid 0 (CAP_FSETID): set-id bits stay.
+    Privileged,
+    /// Anyone else: a write clears them.
+    Unprivileged,
+}
+
+impl Caller {
+    /// The caller class of effective uid `uid` (after squashing).
+    pub fn of_uid(uid: u32) -> Caller {
+        if uid == 0 {
+            Caller::Privileged
+        } else {
+            Caller::Unprivileged
+        }
+    }
+}
+
+/// Set-user-ID.
+pub const S_ISUID: u32 = 0o4000;
+/// Set-group-ID.
+pub const S_ISGID: u32 = 0o2000;
+/// Group execute.
+pub const S_IXGRP: u32 = 0o010;
+
+/// The permission bits of a regular file after an unprivileged caller modifies it.
+// Linux should_remove_suid()/file_remove_privs(): S_ISUID always, S_ISGID only with S_IXGRP (without it, it marks mandatory locking).
+pub fn mode_after_unprivileged_write(mode: u32) -> u32 {
+    let mut kill = mode & S_ISUID;
+    if mode & S_ISGID != 0 && mode & S_IXGRP != 0 {
+        kill |= S_ISGID;
+    }
+    mode & !kill
+}
 
 /// What to create.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,8 +167,16 @@ pub trait Backend: Send + Sync + 'static {
     /// read reached the end of the file. Holes read as zeros.
     fn read(&self, file: FileId, offset: u64, count: u32, buf: &mut Vec<u8>) -> BackendResult<bool>;
 
-    /// Writes `data` at `offset` (extending, possibly sparsely).
-    fn write(&self, file: FileId, offset: u64, data: &[u8], stable: StableHow) -> BackendResult<WriteDone>;
+    /// Writes `data` at `offset` (extending, possibly sparsely). A non-empty write by
+    /// [`Caller::Unprivileged`] first clears the file's set-id bits ([`mode_after_unprivileged_write`]).
+    fn write(
+        &self,
+        file: FileId,
+        offset: u64,
+        data: &[u8],
+        stable: StableHow,
+        caller: Caller,
+    ) -> BackendResult<WriteDone>;
 
     /// Makes everything written to `file` in `offset..offset+count` (count 0: to the end) durable.
     fn commit(&self, file: FileId, offset: u64, count: u32) -> BackendResult<()>;

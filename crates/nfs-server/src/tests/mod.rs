@@ -22,6 +22,7 @@ mod namespace;
 mod portmap;
 mod readdir;
 mod rpc;
+mod setid;
 mod wrap;
 
 use std::cell::Cell;

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use nfs3_proto::{Fattr3, NfsTime3, Sattr3, StableHow, WriteVerf3};
 
 use crate::backend::mem::MemBackend;
-use crate::backend::{Backend, BackendResult, CreateMode, DirPage, FileId, FsStats, NewNode, WriteDone};
+use crate::backend::{Backend, BackendResult, Caller, CreateMode, DirPage, FileId, FsStats, NewNode, WriteDone};
 
 pub(crate) struct Wrapped {
     inner: MemBackend,
@@ -83,9 +83,16 @@ impl Backend for Wrapped {
     fn read(&self, file: FileId, offset: u64, count: u32, buf: &mut Vec<u8>) -> BackendResult<bool> {
         self.inner.read(file, offset, count, buf)
     }
-    fn write(&self, file: FileId, offset: u64, data: &[u8], stable: StableHow) -> BackendResult<WriteDone> {
+    fn write(
+        &self,
+        file: FileId,
+        offset: u64,
+        data: &[u8],
+        stable: StableHow,
+        caller: Caller,
+    ) -> BackendResult<WriteDone> {
         self.mutated();
-        self.inner.write(file, offset, data, stable)
+        self.inner.write(file, offset, data, stable, caller)
     }
     fn commit(&self, file: FileId, offset: u64, count: u32) -> BackendResult<()> {
         self.inner.commit(file, offset, count)

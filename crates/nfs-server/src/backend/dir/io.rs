@@ -5,18 +5,22 @@
 //! by `fdatasync`, FILE_SYNC writes by `fsync`, before the reply; COMMIT is an `fsync` of the whole file
 //! (Linux has no durable range sync). Holes read as zeros because the file system says so; writing past the
 //! end leaves a hole (sparse files, offsets beyond 4 GiB).
+//!
+//! A non-empty WRITE by an unprivileged caller first `fchmod`s away the set-id bits (S_ISUID; S_ISGID when
+//! S_IXGRP is set), as the kernel does for a writer without CAP_FSETID; if that fails the data is not
+//! written (the error is returned), so a set-id file never keeps its bits after another user's write.
 
 use std::os::fd::AsFd;
 
 use nfs3_proto::{Ftype3, NfsErr3, StableHow};
-use rustix::fs::{fdatasync, fstatvfs, fsync};
+use rustix::fs::{fchmod, fdatasync, fstatvfs, fsync, Mode};
 use rustix::io::{pread, pwrite, Errno};
 
 use super::errors::nfs_err;
 use super::open::{Access, Handle};
 use super::stat::stat_fd;
 use super::DirBackend;
-use crate::backend::{BackendResult, FileId, FsStats, WriteDone};
+use crate::backend::{mode_after_unprivileged_write, BackendResult, Caller, FileId, FsStats, WriteDone};
 
 /// Largest file size and offset (`off_t` is signed).
 pub(crate) const MAX_FILE_SIZE: u64 = i64::MAX as u64;
@@ -29,6 +33,18 @@ fn regular(handle: &Handle) -> Result<(), NfsErr3> {
         Ftype3::Dir => Err(NfsErr3::IsDir),
         _ => Err(NfsErr3::Inval),
     }
+}
+
+/// Clears the set-id bits an unprivileged write removes, before the data is written. The server writes with
+/// its own credentials (often root, with CAP_FSETID), so the kernel would not do it for the NFS caller.
+fn clear_set_id(handle: &Handle) -> Result<(), NfsErr3> {
+    let mode = u32::from(stat_fd(handle.fd.as_fd())?.stx_mode) & 0o7777;
+    let cleared = mode_after_unprivileged_write(mode);
+    if cleared == mode {
+        return Ok(());
+    }
+    // Linux file_remove_privs(): a writer without CAP_FSETID loses S_ISUID, and S_ISGID with S_IXGRP.
+    fchmod(handle.fd.as_fd(), Mode::from_raw_mode(cleared)).map_err(nfs_err)
 }
 
 impl DirBackend {
@@ -70,6 +86,7 @@ impl DirBackend {
         offset: u64,
         data: &[u8],
         stable: StableHow,
+        caller: Caller,
     ) -> BackendResult<WriteDone> {
         let handle = self.resolve(file)?;
         regular(&handle)?;
@@ -78,6 +95,9 @@ impl DirBackend {
             _ => return Err(NfsErr3::FBig),
         }
         let handle = self.upgrade(handle, Access::ReadWrite)?;
+        if caller == Caller::Unprivileged && !data.is_empty() {
+            clear_set_id(&handle)?;
+        }
         let mut done = 0;
         while done < data.len() {
             let Some(rest) = data.get(done..) else { break };

@@ -6,7 +6,7 @@ use nfs3_proto::StableHow;
 
 use super::{new_dir, new_file, read_all, Scratch};
 use crate::backend::dir::DirLimits;
-use crate::backend::Backend;
+use crate::backend::{Backend, Caller};
 
 #[test]
 fn threads_creating_writing_renaming_and_listing_at_once_see_consistent_results() {
@@ -23,8 +23,8 @@ fn threads_creating_writing_renaming_and_listing_at_once_see_consistent_results(
                     let name = format!("f{i}");
                     let f = new_file(&b, dir, &name);
                     let data = [t, i as u8, 0xAA];
-                    b.write(f, u64::from(i) * 3, &data, StableHow::Unstable).expect("write");
-                    b.write(shared, u64::from(t) * 4096 + u64::from(i), &[t], StableHow::Unstable)
+                    b.write(f, u64::from(i) * 3, &data, StableHow::Unstable, Caller::Privileged).expect("write");
+                    b.write(shared, u64::from(t) * 4096 + u64::from(i), &[t], StableHow::Unstable, Caller::Privileged)
                         .expect("write shared");
                     b.rename(dir, name.as_bytes(), other, name.as_bytes()).expect("rename");
                     assert_eq!(read_all(&b, f, u64::from(i) * 3, 3).0, data);

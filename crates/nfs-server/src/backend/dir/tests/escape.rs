@@ -6,7 +6,7 @@ use std::os::unix::fs::symlink;
 use nfs3_proto::{Ftype3, NfsErr3, Sattr3, StableHow};
 
 use super::{is_stale, new_dir, new_file, read_all, Scratch};
-use crate::backend::{Backend, CreateMode, NewNode};
+use crate::backend::{Backend, Caller, CreateMode, NewNode};
 
 /// A scratch tree with a secret file outside the export and links pointing at it.
 fn tree_with_links(tag: &str) -> Scratch {
@@ -42,7 +42,7 @@ fn symlinks_pointing_outside_are_returned_by_readlink_never_followed() {
         let mut buf = Vec::new();
         assert_eq!(b.read(link, 0, 100, &mut buf), Err(NfsErr3::Inval), "reading {name} does not follow it");
         assert!(buf.is_empty());
-        assert_eq!(b.write(link, 0, b"x", StableHow::FileSync).map(|_| ()), Err(NfsErr3::Inval));
+        assert_eq!(b.write(link, 0, b"x", StableHow::FileSync, Caller::Privileged).map(|_| ()), Err(NfsErr3::Inval));
         let truncate = Sattr3 { size: Some(0), ..Sattr3::default() };
         assert_eq!(b.setattr(link, &truncate).map(|_| ()), Err(NfsErr3::Inval));
     }

@@ -6,7 +6,7 @@ use nfs3_proto::{NfsErr3, StableHow};
 
 use super::{new_dir, new_file, read_all, write_all, Scratch};
 use crate::backend::dir::DirLimits;
-use crate::backend::Backend;
+use crate::backend::{Backend, Caller};
 
 #[test]
 fn data_written_reads_back_with_end_of_file_reported() {
@@ -57,7 +57,7 @@ fn writes_beyond_four_gibibytes_land_at_their_offset() {
     let b = s.backend();
     let f = new_file(&b, b.root(), "large");
     let offset = (5u64 << 30) + 123;
-    let done = b.write(f, offset, b"far away", StableHow::Unstable).expect("write");
+    let done = b.write(f, offset, b"far away", StableHow::Unstable, Caller::Privileged).expect("write");
     assert_eq!(done.count, 8);
     assert_eq!(b.getattr(f).expect("getattr").size, offset + 8);
     assert_eq!(read_all(&b, f, offset, 8), (b"far away".to_vec(), true));
@@ -72,8 +72,14 @@ fn writes_past_the_largest_file_size_are_fbig() {
     let s = Scratch::new("fbig");
     let b = s.backend();
     let f = new_file(&b, b.root(), "f");
-    assert_eq!(b.write(f, u64::MAX - 1, b"xy", StableHow::Unstable).map(|_| ()), Err(NfsErr3::FBig));
-    assert_eq!(b.write(f, i64::MAX as u64, b"x", StableHow::Unstable).map(|_| ()), Err(NfsErr3::FBig));
+    assert_eq!(
+        b.write(f, u64::MAX - 1, b"xy", StableHow::Unstable, Caller::Privileged).map(|_| ()),
+        Err(NfsErr3::FBig)
+    );
+    assert_eq!(
+        b.write(f, i64::MAX as u64, b"x", StableHow::Unstable, Caller::Privileged).map(|_| ()),
+        Err(NfsErr3::FBig)
+    );
 }
 
 #[test]
@@ -82,7 +88,7 @@ fn stability_is_reported_as_asked_and_file_sync_reaches_the_disk_path() {
     let b = s.backend();
     let f = new_file(&b, b.root(), "f");
     for (i, how) in [StableHow::Unstable, StableHow::DataSync, StableHow::FileSync].into_iter().enumerate() {
-        let done = b.write(f, i as u64 * 4096, &[i as u8 + 1; 4096], how).expect("write");
+        let done = b.write(f, i as u64 * 4096, &[i as u8 + 1; 4096], how, Caller::Privileged).expect("write");
         assert_eq!(done.committed, how);
         assert_eq!(done.count, 4096);
     }
@@ -91,7 +97,7 @@ fn stability_is_reported_as_asked_and_file_sync_reaches_the_disk_path() {
     let on_disk = std::fs::read(s.export().join("f")).expect("read");
     assert_eq!(on_disk.len(), 3 * 4096);
     assert!(on_disk[8192..].iter().all(|&x| x == 3));
-    assert_eq!(b.write(f, 0, b"", StableHow::FileSync).map(|d| d.count), Ok(0));
+    assert_eq!(b.write(f, 0, b"", StableHow::FileSync, Caller::Privileged).map(|d| d.count), Ok(0));
 }
 
 #[test]
@@ -101,7 +107,7 @@ fn io_on_directories_and_special_files_is_refused() {
     let d = new_dir(&b, b.root(), "d");
     let mut buf = Vec::new();
     assert_eq!(b.read(d, 0, 10, &mut buf), Err(NfsErr3::IsDir));
-    assert_eq!(b.write(d, 0, b"x", StableHow::Unstable).map(|_| ()), Err(NfsErr3::IsDir));
+    assert_eq!(b.write(d, 0, b"x", StableHow::Unstable, Caller::Privileged).map(|_| ()), Err(NfsErr3::IsDir));
     assert_eq!(b.commit(d, 0, 0), Err(NfsErr3::IsDir));
     assert_eq!(b.read(b.root(), 0, 10, &mut buf), Err(NfsErr3::IsDir));
 }

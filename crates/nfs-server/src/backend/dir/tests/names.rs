@@ -4,7 +4,7 @@ use nfs3_proto::{Ftype3, NfsErr3};
 
 use super::{is_stale, new_dir, new_file, read_all, write_all, Scratch};
 use crate::backend::dir::DirLimits;
-use crate::backend::{Backend, CreateMode, NewNode};
+use crate::backend::{Backend, Caller, CreateMode, NewNode};
 
 #[test]
 fn lookup_finds_what_create_made_and_files_made_elsewhere() {
@@ -29,7 +29,7 @@ fn handles_go_stale_after_remove() {
     b.remove(b.root(), b"d", true).expect("rmdir");
     assert!(is_stale(b.getattr(f)));
     assert!(is_stale(b.getattr(d)));
-    assert!(is_stale(b.write(f, 0, b"x", nfs3_proto::StableHow::Unstable)));
+    assert!(is_stale(b.write(f, 0, b"x", nfs3_proto::StableHow::Unstable, Caller::Privileged)));
     assert!(is_stale(b.readdir(d, 0, 10)));
     assert_eq!(b.lookup(b.root(), b"f"), Err(NfsErr3::NoEnt));
 }

@@ -5,7 +5,7 @@ use nfs3_proto::{Ftype3, NfsErr3, NfsTime3, Sattr3, SetTime3, StableHow};
 use super::super::pages::PAGE_SIZE;
 use super::{backend, create, new_dir, new_file, read_all, MIB};
 use crate::backend::mem::MemBackend;
-use crate::backend::{Backend, NewNode};
+use crate::backend::{Backend, Caller, NewNode};
 
 const OLD: NfsTime3 = NfsTime3 { seconds: 1_000, nseconds: 5 };
 
@@ -31,7 +31,7 @@ fn root_is_a_world_writable_directory_that_is_its_own_parent() {
 fn getattr_reports_type_size_used_fsid_and_fileid() {
     let b = backend();
     let f = new_file(&b, b.root(), "f");
-    b.write(f, 10, b"abc", StableHow::Unstable).unwrap();
+    b.write(f, 10, b"abc", StableHow::Unstable, Caller::Privileged).unwrap();
     let attrs = b.getattr(f).unwrap();
     assert_eq!(attrs.ftype, Ftype3::Reg);
     assert_eq!((attrs.size, attrs.used, attrs.nlink, attrs.mode), (13, PAGE_SIZE as u64, 1, 0o644));
@@ -101,7 +101,7 @@ fn write_and_truncate_move_mtime_and_ctime() {
     let f = new_file(&b, b.root(), "f");
     set_times(&b, f, OLD, OLD);
     let written = {
-        b.write(f, 0, b"x", StableHow::Unstable).unwrap();
+        b.write(f, 0, b"x", StableHow::Unstable, Caller::Privileged).unwrap();
         b.getattr(f).unwrap()
     };
     assert!(written.mtime > OLD);
@@ -115,7 +115,7 @@ fn write_and_truncate_move_mtime_and_ctime() {
 fn reads_move_atime_only_when_it_is_not_newer_than_mtime() {
     let b = backend();
     let f = new_file(&b, b.root(), "f");
-    b.write(f, 0, b"abc", StableHow::Unstable).unwrap();
+    b.write(f, 0, b"abc", StableHow::Unstable, Caller::Privileged).unwrap();
     set_times(&b, f, OLD, OLD);
     read_all(&b, f, 0, 3);
     let first = b.getattr(f).unwrap().atime;
@@ -151,7 +151,7 @@ fn fsstat_reports_capacity_usage_and_file_counts() {
     assert_eq!((stats.total_bytes, stats.free_bytes, stats.avail_bytes), (64 * MIB, 64 * MIB, 64 * MIB));
     assert_eq!((stats.total_files, stats.free_files, stats.avail_files), (10, 9, 9));
     let f = new_file(&b, b.root(), "f");
-    b.write(f, 0, b"x", StableHow::Unstable).unwrap();
+    b.write(f, 0, b"x", StableHow::Unstable, Caller::Privileged).unwrap();
     let stats = b.fsstat().unwrap();
     assert_eq!(stats.free_bytes, 64 * MIB - PAGE_SIZE as u64);
     assert_eq!(stats.free_files, 8);
@@ -179,4 +179,21 @@ fn memory_backend_never_blocks_and_uses_nanosecond_times() {
     let b = backend();
     assert!(!b.may_block());
     assert_eq!(b.time_delta(), NfsTime3 { seconds: 0, nseconds: 1 });
+}
+
+#[test]
+fn an_unprivileged_write_clears_set_id_bits() {
+    let b = backend();
+    for (mode, caller, count, expect) in [
+        (0o6755, Caller::Unprivileged, 4096, 0o0755),
+        (0o6745, Caller::Unprivileged, 4096, 0o2745),
+        (0o4644, Caller::Unprivileged, 1, 0o0644),
+        (0o6755, Caller::Unprivileged, 0, 0o6755),
+        (0o6755, Caller::Privileged, 4096, 0o6755),
+    ] {
+        let f = new_file(&b, b.root(), &format!("f{mode:o}{caller:?}{count}"));
+        b.setattr(f, &Sattr3 { mode: Some(mode), ..Sattr3::default() }).expect("chmod");
+        b.write(f, 0, &vec![1; count], StableHow::Unstable, caller).expect("write");
+        assert_eq!(b.getattr(f).map(|a| a.mode), Ok(expect), "{mode:o} {caller:?} {count} bytes");
+    }
 }

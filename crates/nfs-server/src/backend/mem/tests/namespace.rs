@@ -4,7 +4,7 @@ use nfs3_proto::{CreateVerf3, Ftype3, NfsErr3, Sattr3, SpecData3, StableHow};
 
 use super::{backend, create, list, new_dir, new_file, read_all};
 use crate::backend::mem::{MemBackend, MAX_NAME_LEN, MAX_SYMLINK_LEN};
-use crate::backend::{Backend, CreateMode, NewNode};
+use crate::backend::{Backend, Caller, CreateMode, NewNode};
 
 const FILE: NewNode<'static> = NewNode::File { exclusive: None };
 
@@ -52,7 +52,7 @@ fn guarded_create_of_an_existing_name_is_exist() {
 fn unchecked_create_reuses_an_existing_file_applying_only_the_size() {
     let b = backend();
     let f = new_file(&b, b.root(), "f");
-    b.write(f, 0, b"contents", StableHow::Unstable).unwrap();
+    b.write(f, 0, b"contents", StableHow::Unstable, Caller::Privileged).unwrap();
     let attrs = Sattr3 { mode: Some(0o600), uid: Some(99), size: Some(0), ..Sattr3::default() };
     assert_eq!(b.create(b.root(), b"f", FILE, CreateMode::Unchecked, &attrs), Ok(f));
     let got = b.getattr(f).unwrap();
@@ -194,7 +194,7 @@ fn hard_links_count_names_and_the_file_lives_until_the_last_is_removed() {
     let b = backend();
     let d = new_dir(&b, b.root(), "d");
     let f = new_file(&b, b.root(), "f");
-    b.write(f, 0, b"shared", StableHow::Unstable).unwrap();
+    b.write(f, 0, b"shared", StableHow::Unstable, Caller::Privileged).unwrap();
     b.link(f, d, b"g").unwrap();
     assert_eq!(b.getattr(f).unwrap().nlink, 2);
     assert_eq!(b.lookup(d, b"g"), Ok(f));
@@ -214,7 +214,7 @@ fn rename_over_an_existing_file_replaces_it() {
     let b = backend();
     let a = new_file(&b, b.root(), "a");
     let old = new_file(&b, b.root(), "b");
-    b.write(old, 0, b"old", StableHow::Unstable).unwrap();
+    b.write(old, 0, b"old", StableHow::Unstable, Caller::Privileged).unwrap();
     b.rename(b.root(), b"a", b.root(), b"b").unwrap();
     assert_eq!(b.lookup(b.root(), b"b"), Ok(a));
     assert_eq!(b.lookup(b.root(), b"a"), Err(NfsErr3::NoEnt));

@@ -7,7 +7,7 @@ use nfs3_proto::StableHow;
 
 use super::{new_file, used_bytes};
 use crate::backend::mem::MemBackend;
-use crate::backend::{Backend, FileId};
+use crate::backend::{Backend, Caller, FileId};
 
 const BLOCK: usize = 4096;
 const BLOCKS: u64 = 256; // a 1 MiB shared file
@@ -24,7 +24,7 @@ fn next(state: &mut u64) -> u64 {
 }
 
 fn fill_shared(b: &MemBackend, file: FileId, block: u64) {
-    b.write(file, block * BLOCK as u64, &[block_byte(block); BLOCK], StableHow::Unstable).unwrap();
+    b.write(file, block * BLOCK as u64, &[block_byte(block); BLOCK], StableHow::Unstable, Caller::Privileged).unwrap();
 }
 
 #[test]
@@ -60,7 +60,8 @@ fn concurrent_reads_writes_and_namespace_changes_stay_consistent() {
                     for round in 0..ROUNDS {
                         let block = next(&mut state) % BLOCKS;
                         fill_shared(b, shared, block);
-                        b.write(own, (round % 64) * 70_000, &[i as u8; 1000], StableHow::Unstable).unwrap();
+                        b.write(own, (round % 64) * 70_000, &[i as u8; 1000], StableHow::Unstable, Caller::Privileged)
+                            .unwrap();
                     }
                 })
             })
@@ -77,7 +78,7 @@ fn concurrent_reads_writes_and_namespace_changes_stay_consistent() {
                         &Default::default(),
                     )
                     .unwrap();
-                b.write(f, round * 4096, &[9; 4096], StableHow::Unstable).unwrap();
+                b.write(f, round * 4096, &[9; 4096], StableHow::Unstable, Caller::Privileged).unwrap();
                 if round % 2 == 0 {
                     b.rename(b.root(), name.as_bytes(), b.root(), b"renamed").unwrap();
                     b.remove(b.root(), b"renamed", false).unwrap();

@@ -1,22 +1,27 @@
-//! NFSv3 file handles as this server makes them: opaque to clients (RFC 1813 §2.3.3), 32 bytes (well
+//! NFSv3 file handles as this server makes them: opaque to clients (RFC 1813 §2.3.3), 36 bytes (well
 //! under NFS3_FHSIZE, RFC 1813 §2.4), validated on every use.
 //!
 //! Layout (big-endian):
 //!
-//! | bytes  | field                                                                  |
-//! |--------|------------------------------------------------------------------------|
-//! | 0      | layout version, [`HANDLE_VERSION`]                                     |
-//! | 1      | reserved, zero                                                         |
-//! | 2..4   | export index (position in the server's export list)                    |
-//! | 4..12  | server instance: random per [`crate::Server`], so handles of a previous run are stale |
-//! | 12..20 | [`FileId::id`]                                                         |
-//! | 20..28 | [`FileId::generation`]                                                 |
-//! | 28..32 | tag: a keyed hash (SipHash, random key per instance) of bytes 0..28    |
+//! | bytes  | field                                                                                   |
+//! |--------|-----------------------------------------------------------------------------------------|
+//! | 0      | layout version, [`HANDLE_VERSION`]                                                      |
+//! | 1      | reserved, zero                                                                          |
+//! | 2..4   | export index (position in the server's export list)                                     |
+//! | 4..12  | export identity: for a backend whose files outlive the process (`dir:`), a value derived from the file system and the export root (`Backend::persistence`), the same after a restart; otherwise (`mem:`) random per [`crate::Server`], so handles of a previous run are stale |
+//! | 12..20 | [`FileId::id`] (`dir:`: the inode number)                                               |
+//! | 20..28 | [`FileId::generation`] (`dir:`: birth time and file type)                               |
+//! | 28..36 | tag: SipHash-2-4 of bytes 0..28 under the server's [`HandleKey`]                        |
+//!
+//! The key is random per server unless an export persists; then it is read from (or created in) the state
+//! directory (`crate::state`), so a restarted server accepts the handles its predecessor issued.
 //!
 //! Decoding answers NFS3ERR_BADHANDLE for anything malformed (length, version, reserved byte, tag) and
-//! NFS3ERR_STALE for a well-formed handle of another server instance; the caller turns an unknown export
-//! index, and the backend a vanished [`FileId`], into NFS3ERR_STALE too. The tag keeps clients from
-//! forging handles for files they never looked up (which would bypass directory permissions).
+//! NFS3ERR_STALE for a handle whose export identity no served export has (a previous `mem:` instance, an
+//! export no longer configured). A genuine handle whose export moved in the list (the configuration was
+//! reordered) is served by the export with its identity. The backend turns a vanished [`FileId`] into
+//! NFS3ERR_STALE. The tag keeps clients from forging handles for files they never looked up (which would
+//! bypass directory permissions), and is checked before a backend sees the [`FileId`].
 
 use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
@@ -26,12 +31,34 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use nfs3_proto::{FileHandle3, NfsErr3};
 
 use crate::backend::FileId;
+use crate::siphash::siphash24;
 
 /// Bytes in every handle this server issues.
-pub(crate) const HANDLE_LEN: usize = 32;
-/// The layout version in byte 0.
-pub(crate) const HANDLE_VERSION: u8 = 1;
+pub(crate) const HANDLE_LEN: usize = 36;
+/// The layout version in byte 0 (1 was the 32-byte layout with a random per-run key).
+pub(crate) const HANDLE_VERSION: u8 = 2;
 const TAGGED_LEN: usize = 28;
+
+/// The secret that tags handles (128 bits, SipHash-2-4's key).
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct HandleKey(pub(crate) [u8; 16]);
+
+impl std::fmt::Debug for HandleKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HandleKey(..)")
+    }
+}
+
+impl HandleKey {
+    /// A key for this process only (no export persists).
+    pub(crate) fn random() -> Self {
+        let (a, b) = (random_u64(), random_u64());
+        let mut key = [0u8; 16];
+        key[..8].copy_from_slice(&a.to_le_bytes());
+        key[8..].copy_from_slice(&b.to_le_bytes());
+        HandleKey(key)
+    }
+}
 
 /// A decoded, verified handle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,31 +67,26 @@ pub(crate) struct HandleParts {
     pub file: FileId,
 }
 
-/// Makes and checks handles for one server instance.
+/// Makes and checks handles for one server.
 #[derive(Debug, Clone)]
 pub(crate) struct HandleCodec {
-    instance: u64,
-    key: RandomState,
+    key: HandleKey,
+    /// Export identity by export index.
+    identities: Vec<u64>,
 }
 
 impl HandleCodec {
-    /// A codec with a fresh random instance value and tag key.
-    pub(crate) fn new() -> Self {
-        let key = RandomState::new();
-        HandleCodec { instance: random_u64(), key }
-    }
-
-    /// The instance value written into every handle.
-    #[cfg(test)]
-    pub(crate) fn instance(&self) -> u64 {
-        self.instance
+    /// A codec tagging with `key` for exports whose identities are `identities` (by export index).
+    pub(crate) fn new(key: HandleKey, identities: Vec<u64>) -> Self {
+        HandleCodec { key, identities }
     }
 
     pub(crate) fn encode(&self, export: u16, file: FileId) -> FileHandle3 {
+        let identity = self.identities.get(usize::from(export)).copied().unwrap_or_default();
         let mut bytes = [0u8; HANDLE_LEN];
         bytes[0] = HANDLE_VERSION;
         bytes[2..4].copy_from_slice(&export.to_be_bytes());
-        bytes[4..12].copy_from_slice(&self.instance.to_be_bytes());
+        bytes[4..12].copy_from_slice(&identity.to_be_bytes());
         bytes[12..20].copy_from_slice(&file.id.to_be_bytes());
         bytes[20..28].copy_from_slice(&file.generation.to_be_bytes());
         let tag = self.tag(&bytes[..TAGGED_LEN]);
@@ -79,22 +101,28 @@ impl HandleCodec {
         if bytes[0] != HANDLE_VERSION || bytes[1] != 0 {
             return Err(NfsErr3::BadHandle);
         }
-        if be_u64(&bytes[4..12]) != self.instance {
-            // A handle from a previous run (or another server): the object it named is gone for us.
+        let index = u16::from_be_bytes([bytes[2], bytes[3]]);
+        let identity = be_u64(&bytes[4..12]);
+        let here = self.identities.get(usize::from(index)) == Some(&identity);
+        let Some(export) = (if here { Some(index) } else { self.export_with(identity) }) else {
+            // A handle of a previous `mem:` instance or of an export no longer served: the object is gone.
             return Err(NfsErr3::Stale);
-        }
-        let tag = u32::from_be_bytes([bytes[28], bytes[29], bytes[30], bytes[31]]);
-        if tag != self.tag(&bytes[..TAGGED_LEN]) {
+        };
+        if be_u64(&bytes[TAGGED_LEN..]) != self.tag(&bytes[..TAGGED_LEN]) {
             return Err(NfsErr3::BadHandle);
         }
-        let export = u16::from_be_bytes([bytes[2], bytes[3]]);
         let file = FileId { id: be_u64(&bytes[12..20]), generation: be_u64(&bytes[20..28]) };
         Ok(HandleParts { export, file })
     }
 
-    fn tag(&self, bytes: &[u8]) -> u32 {
-        let h = self.key.hash_one(bytes);
-        (h ^ (h >> 32)) as u32
+    /// The first export with `identity` (after the export list was reordered).
+    fn export_with(&self, identity: u64) -> Option<u16> {
+        let position = self.identities.iter().position(|&i| i == identity)?;
+        u16::try_from(position).ok()
+    }
+
+    fn tag(&self, bytes: &[u8]) -> u64 {
+        siphash24(&self.key.0, bytes)
     }
 }
 
@@ -106,13 +134,16 @@ fn be_u64(bytes: &[u8]) -> u64 {
     u64::from_be_bytes(word)
 }
 
-/// A value that differs between server instances, in this process and across restarts: std's randomly
-/// keyed hasher over the clock and a process-wide counter.
+/// A value that differs between calls, in this process and across restarts: the kernel's random
+/// generator, mixed with std's randomly keyed hasher over the clock and a process-wide counter (so a
+/// failing getrandom still gives distinct values).
 pub(crate) fn random_u64() -> u64 {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut entropy = [0u8; 8];
+    let _ = rustix::rand::getrandom(&mut entropy, rustix::rand::GetRandomFlags::empty());
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    RandomState::new().hash_one((nanos, n, std::process::id()))
+    RandomState::new().hash_one((nanos, n, std::process::id())) ^ u64::from_le_bytes(entropy)
 }
 
 #[cfg(test)]
@@ -123,24 +154,51 @@ mod tests {
         FileId { id, generation }
     }
 
+    fn codec(exports: usize) -> HandleCodec {
+        HandleCodec::new(HandleKey::random(), (0..exports).map(|_| random_u64()).collect())
+    }
+
     #[test]
     fn encoded_handles_decode_to_their_parts() {
-        let codec = HandleCodec::new();
+        let codec = codec(8);
         let fh = codec.encode(7, fid(u64::MAX, 3));
         assert_eq!(fh.len(), HANDLE_LEN);
         assert_eq!(codec.decode(&fh), Ok(HandleParts { export: 7, file: fid(u64::MAX, 3) }));
     }
 
     #[test]
-    fn handles_of_another_instance_are_stale() {
-        let (a, b) = (HandleCodec::new(), HandleCodec::new());
-        assert_ne!(a.instance(), b.instance());
+    fn handles_of_another_identity_are_stale() {
+        let (a, b) = (codec(1), codec(1));
         assert_eq!(b.decode(&a.encode(0, fid(1, 0))), Err(NfsErr3::Stale));
     }
 
     #[test]
-    fn every_single_bit_flip_outside_the_instance_is_a_bad_handle() {
-        let codec = HandleCodec::new();
+    fn the_same_key_and_identities_accept_each_others_handles() {
+        let key = HandleKey::random();
+        let (a, b) = (HandleCodec::new(key.clone(), vec![5, 6]), HandleCodec::new(key, vec![5, 6]));
+        let fh = a.encode(1, fid(9, 9));
+        assert_eq!(b.decode(&fh), Ok(HandleParts { export: 1, file: fid(9, 9) }));
+        assert_eq!(a.encode(1, fid(9, 9)), b.encode(1, fid(9, 9)), "handles are a pure function of key and parts");
+    }
+
+    #[test]
+    fn a_reordered_export_list_still_finds_the_export_by_identity() {
+        let key = HandleKey::random();
+        let before = HandleCodec::new(key.clone(), vec![5, 6]);
+        let after = HandleCodec::new(key, vec![6, 5]);
+        assert_eq!(after.decode(&before.encode(1, fid(3, 4))), Ok(HandleParts { export: 0, file: fid(3, 4) }));
+    }
+
+    #[test]
+    fn another_key_is_a_bad_handle() {
+        let a = HandleCodec::new(HandleKey::random(), vec![5]);
+        let b = HandleCodec::new(HandleKey::random(), vec![5]);
+        assert_eq!(b.decode(&a.encode(0, fid(1, 1))), Err(NfsErr3::BadHandle));
+    }
+
+    #[test]
+    fn every_single_bit_flip_outside_the_identity_is_a_bad_handle() {
+        let codec = codec(2);
         let good = codec.encode(1, fid(42, 9));
         for byte in (0..HANDLE_LEN).filter(|b| !(4..12).contains(b)) {
             for bit in 0..8 {
@@ -153,9 +211,9 @@ mod tests {
     }
 
     #[test]
-    fn bit_flips_in_the_instance_are_stale() {
-        let codec = HandleCodec::new();
-        let mut bytes = codec.encode(1, fid(42, 9)).as_bytes().to_vec();
+    fn bit_flips_in_the_identity_are_stale() {
+        let codec = codec(1);
+        let mut bytes = codec.encode(0, fid(42, 9)).as_bytes().to_vec();
         bytes[5] ^= 0x10;
         let fh = FileHandle3::new(&bytes).unwrap_or_default();
         assert_eq!(codec.decode(&fh), Err(NfsErr3::Stale));
@@ -163,9 +221,9 @@ mod tests {
 
     #[test]
     fn handles_of_the_wrong_length_are_bad_handles() {
-        let codec = HandleCodec::new();
+        let codec = codec(1);
         let good = codec.encode(0, fid(5, 0));
-        for len in [0, 1, 31, 33, 64] {
+        for len in [0, 1, 32, 35, 37, 64] {
             let mut bytes = good.as_bytes().to_vec();
             bytes.resize(len, 0);
             let fh = FileHandle3::new(&bytes).unwrap_or_default();

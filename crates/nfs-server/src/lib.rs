@@ -9,6 +9,13 @@
 //! - Non-idempotent calls go through a duplicate request cache, so a retransmitted CREATE/REMOVE/RENAME/
 //!   WRITE gets the original reply.
 //! - Per-procedure counters and latency are kept for `nfsbench serve` to print.
+//! - File handles (`handle.rs`) are tagged with a keyed hash so clients cannot forge them. For exports whose
+//!   files outlive the process (`dir:`) they are made from what the file system keeps (file system id, inode
+//!   number, birth time) and tagged with a key kept in a state directory (`state.rs`, see
+//!   [`Server::with_state_dir`]), so they stay valid when the server restarts (what a hard mount relies on);
+//!   the `dir:` backend finds files it has not seen since it started by a bounded search. `mem:` exports'
+//!   handles die with the process (STALE after a restart). The write verifier changes on every start either
+//!   way, so clients re-send uncommitted writes.
 //! - WRITE (and a SETATTR of the size) by a caller that is not root after squashing clears set-user-ID, and
 //!   set-group-ID with group execute, as knfsd does.
 //!
@@ -108,9 +115,12 @@ mod portmap;
 mod reply;
 mod rpc;
 mod server;
+mod siphash;
+mod state;
 mod stats;
 #[cfg(test)]
 mod tests;
 
 pub use reply::Reply;
 pub use server::{ConfigError, Server};
+pub use state::{default_state_dir, KEY_FILE};

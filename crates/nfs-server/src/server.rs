@@ -5,6 +5,7 @@
 //! (PROG_UNAVAIL), version (PROG_MISMATCH low..high), then the program's own procedure dispatch
 //! (PROC_UNAVAIL, GARBAGE_ARGS, results).
 
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use onc_rpc::{AcceptStat, ReplyBody, RpcMessage, MOUNT_PROGRAM, NFS_PROGRAM, PMAP_PROGRAM, RPC_VERSION};
@@ -12,7 +13,7 @@ use tracing::{debug, warn};
 
 use crate::drc::Drc;
 use crate::exports::{self, Export};
-use crate::handle::HandleCodec;
+use crate::handle::{random_u64, HandleCodec, HandleKey};
 use crate::mount::MountTable;
 use crate::portmap::{PMAP_HIGH, PMAP_LOW};
 use crate::rpc::{accepted, authenticate, header_only, Outcome};
@@ -32,6 +33,9 @@ pub enum ConfigError {
     Export { path: String, why: String },
     #[error("invalid server setting {name}: {why}")]
     Setting { name: &'static str, why: String },
+    /// The state directory (where the file-handle key of `dir:` exports lives) cannot be used.
+    #[error("state directory {path}: {why}")]
+    StateDir { path: String, why: String },
 }
 
 /// The server: exports, dispatch, duplicate request cache, statistics. Shared between connections (`Arc`).
@@ -48,21 +52,32 @@ pub struct Server {
 }
 
 impl Server {
-    /// Checks the configuration (export paths, networks, I/O size) and builds the server. Every server
-    /// gets a fresh random instance value in its file handles, so handles of an earlier run are STALE.
+    /// Checks the configuration (export paths, networks, I/O size) and builds the server, with the default
+    /// state directory ([`crate::default_state_dir`]): see [`Server::with_state_dir`].
     pub fn new(config: ServerConfig) -> Result<Server, ConfigError> {
+        Server::with_state_dir(config, None)
+    }
+
+    /// Builds the server; `state_dir` (default: [`crate::default_state_dir`]) holds the key that tags file
+    /// handles when an export persists (`dir:`), so that handles stay valid across restarts: it is read or
+    /// created there (0600), and the server refuses to start when it cannot be. Exports that do not persist
+    /// (`mem:`) get a random identity per server, so their handles of an earlier run are STALE; a server of
+    /// such exports alone uses a random key and does not touch the state directory.
+    pub fn with_state_dir(config: ServerConfig, state_dir: Option<&Path>) -> Result<Server, ConfigError> {
         if !(MIN_IO_SIZE..=MAX_IO_SIZE).contains(&config.max_io_size) {
             return Err(ConfigError::Setting {
                 name: "max_io_size",
                 why: format!("{} is outside {MIN_IO_SIZE}..={MAX_IO_SIZE}", config.max_io_size),
             });
         }
+        let exports = exports::build(&config.exports)?;
+        let handles = handle_codec(&exports, state_dir)?;
         Ok(Server {
-            exports: exports::build(&config.exports)?,
+            exports,
             max_io_size: config.max_io_size,
             tcp_port: config.tcp_port,
             rdma_port: config.rdma_port,
-            handles: HandleCodec::new(),
+            handles,
             drc: Drc::new(config.drc_entries),
             stats: Stats::default(),
             mounts: MountTable::default(),
@@ -187,6 +202,11 @@ impl Server {
         Some(self.handles.encode(export.index, export.root))
     }
 
+    /// The write verifier of export `path`'s backend (COMMIT and WRITE answer it), for tests and tools.
+    pub fn write_verifier(&self, path: &str) -> Option<nfs3_proto::WriteVerf3> {
+        Some(self.exports.iter().find(|e| e.path == path)?.backend.write_verifier())
+    }
+
     /// Calls of one NFSv3 procedure recorded so far.
     pub fn nfs_calls(&self, proc: u32) -> u64 {
         self.stats.calls(Program::Nfs, proc)
@@ -196,4 +216,25 @@ impl Server {
     pub fn drc_replays(&self) -> u64 {
         self.stats.events(RpcEvent::DrcReplay)
     }
+}
+
+/// The handle codec: persistent exports keep their backend's identity and the key from the state directory;
+/// the others get a random identity (and, when no export persists, the key is random too).
+fn handle_codec(exports: &[Export], state_dir: Option<&Path>) -> Result<HandleCodec, ConfigError> {
+    let persistence: Vec<_> = exports.iter().map(|e| e.backend.persistence()).collect();
+    let identities = persistence.iter().map(|p| p.as_ref().map_or_else(random_u64, |p| p.identity)).collect();
+    let host_dirs: Vec<PathBuf> = persistence.into_iter().flatten().map(|p| p.host_dir).collect();
+    if host_dirs.is_empty() {
+        return Ok(HandleCodec::new(HandleKey::random(), identities));
+    }
+    let dir = match state_dir {
+        Some(dir) => dir.to_path_buf(),
+        None => crate::state::default_state_dir().ok_or_else(|| ConfigError::StateDir {
+            path: "(none)".into(),
+            why: "no default for this user (HOME is not set): give one (nfsbench serve --state-dir DIR)".into(),
+        })?,
+    };
+    let key = crate::state::load_or_create_key(&dir, &host_dirs)
+        .map_err(|why| ConfigError::StateDir { path: dir.display().to_string(), why })?;
+    Ok(HandleCodec::new(key, identities))
 }

@@ -1,11 +1,19 @@
 //! The directory backend: an export backed by a real local directory, for disk-bound runs.
 //!
 //! - Identity ([`FileId`]): `id` is the inode number, `generation` the file's birth time and type
-//!   (`dir/stat.rs`), so a recycled inode number never revives an old handle. An in-memory, bounded identity
-//!   map (`dir/map.rs`) remembers each known file as (parent FileId, name) links learned through LOOKUP,
-//!   CREATE, READDIR, LINK and RENAME; handles survive renames through the server; a removed file, or one
-//!   whose names now hold other inodes, is NFS3ERR_STALE. Handles do not survive a server restart (the map
-//!   is not persisted), except the root's.
+//!   (`dir/stat.rs`): what the file system keeps, so identities are the same after a restart, and a recycled
+//!   inode number never revives an old handle (the birth time stands in for the inode generation of
+//!   FS_IOC_GETVERSION, which would need an `ioctl` this crate cannot make without `unsafe`). The export's
+//!   identity ([`Backend::persistence`]) is derived from the file system's id (`f_fsid`, from its UUID on
+//!   ext4/xfs/btrfs; else the device number) and the root's identity, so the server's handles of this
+//!   export survive restarts. An in-memory, bounded identity map (`dir/map.rs`) remembers each known file as
+//!   (parent FileId, name) links learned through LOOKUP, CREATE, READDIR, LINK and RENAME; handles survive
+//!   renames through the server; a removed file, or one whose names now hold other inodes, is
+//!   NFS3ERR_STALE.
+//! - Files the map does not know (every file after a restart, or one evicted) are found by a bounded search
+//!   of the export by inode number (`dir/find.rs`): one at a time, budgeted, missing files remembered, and
+//!   paused after a search that missed, so clients holding handles of removed files cannot keep the server
+//!   scanning.
 //! - Confinement (`dir/open.rs`): everything is reached from the root's fd one checked component at a time
 //!   with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV); symbolic
 //!   links are read, never followed; ".." is only [`Backend::parent`], which stops at the root; other mounts
@@ -23,6 +31,7 @@ mod attrs;
 mod create;
 mod errors;
 mod fdcache;
+mod find;
 mod io;
 mod map;
 mod names;
@@ -42,10 +51,12 @@ use nfs3_proto::{Fattr3, Sattr3, StableHow, WriteVerf3};
 use rustix::fs::{openat, Mode, OFlags, CWD};
 
 use self::fdcache::FdCache;
+use self::find::Finder;
 use self::map::IdentityMap;
 use self::open::{Access, Handle};
 use self::stat::{device, file_id, ftype_of};
-use super::{Backend, BackendResult, Caller, CreateMode, DirPage, FileId, FsStats, NewNode, WriteDone};
+use super::{Backend, BackendResult, Caller, CreateMode, DirPage, FileId, FsStats, NewNode, Persistence, WriteDone};
+use crate::siphash::siphash24;
 
 /// Bounds on the backend's memory and file descriptors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,15 +65,19 @@ pub struct DirLimits {
     pub max_known_files: usize,
     /// File descriptors kept open.
     pub max_open_files: usize,
+    /// Directory entries one search for files the identity map does not know may read (`dir/find.rs`).
+    pub max_search_entries: usize,
 }
 
 impl Default for DirLimits {
-    /// 262,144 known files; a quarter of the process's open-file limit for cached fds (64 to 4,096).
+    /// 262,144 known files; a quarter of the process's open-file limit for cached fds (64 to 4,096); searches
+    /// of up to 4,194,304 directory entries (a second or two of `getdents64`).
     fn default() -> Self {
         let nofile = rustix::process::getrlimit(rustix::process::Resource::Nofile).current.unwrap_or(16_384);
         DirLimits {
             max_known_files: 262_144,
             max_open_files: usize::try_from(nofile / 4).unwrap_or(4096).clamp(64, 4096),
+            max_search_entries: 1 << 22,
         }
     }
 }
@@ -73,8 +88,12 @@ pub struct DirBackend {
     path: PathBuf,
     root: Arc<Handle>,
     root_dev: u64,
+    /// The export's identity in handles: the same in every run (see [`Backend::persistence`]).
+    identity: u64,
+    limits: DirLimits,
     map: RwLock<IdentityMap>,
     fds: FdCache,
+    finder: Finder,
     write_verf: WriteVerf3,
 }
 
@@ -96,12 +115,32 @@ impl DirBackend {
         )?;
         let id = file_id(&st).map_err(|_| std::io::Error::other("export root has an unknown file type"))?;
         let ftype = ftype_of(&st).ok_or_else(|| std::io::Error::other("export root has an unknown file type"))?;
+        if st.stx_mask & rustix::fs::StatxFlags::BTIME.bits() == 0 {
+            tracing::warn!(
+                export = %root.display(),
+                "the file system reports no birth times: a handle of a removed file can name a new file that \
+                 reuses its inode number"
+            );
+        }
+        // f_fsid is derived from the file system's UUID on ext4, xfs and btrfs, so it survives reboots where
+        // device numbers may not; file systems without one (0) fall back to the device number.
+        let fsid = match rustix::fs::fstatvfs(fd.as_fd()).map(|v| v.f_fsid) {
+            Ok(fsid) if fsid != 0 => fsid,
+            _ => device(&st),
+        };
+        let mut seed = [0u8; 24];
+        seed[..8].copy_from_slice(&fsid.to_be_bytes());
+        seed[8..16].copy_from_slice(&id.id.to_be_bytes());
+        seed[16..].copy_from_slice(&id.generation.to_be_bytes());
         Ok(DirBackend {
             path: root.to_path_buf(),
             root: Arc::new(Handle { fd, id, ftype, access: Access::Read }),
             root_dev: device(&st),
+            identity: siphash24(b"nfsbench-dir-exp", &seed),
+            limits,
             map: RwLock::new(IdentityMap::new(limits.max_known_files)),
             fds: FdCache::new(limits.max_open_files),
+            finder: Finder::default(),
             write_verf: new_write_verifier(),
         })
     }
@@ -138,19 +177,22 @@ impl DirBackend {
         self.fds.clear();
     }
 
-    /// Forgets a removed file: its handle is stale from now on.
+    /// Forgets a removed file: its handle is stale from now on (without a search).
     fn forget(&self, file: FileId) {
         self.map_write().forget(file);
         self.fds.remove(file);
+        self.finder.removed(file);
     }
 }
 
-/// A write verifier unique to this backend instance: the start time in nanoseconds, the process id and an
-/// instance counter, mixed (RFC 1813 §3.3.7: it must change when the server may have lost unstable data).
+/// A write verifier unique to this backend instance: the start time in nanoseconds, the process id, an
+/// instance counter and 64 bits from the kernel's random generator, mixed (RFC 1813 §3.3.7: it must change
+/// when the server may have lost unstable data, i.e. on every start, while handles stay the same).
 fn new_write_verifier() -> WriteVerf3 {
     static INSTANCES: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
     let mut x = nanos ^ (u64::from(std::process::id()) << 40) ^ INSTANCES.fetch_add(1, Ordering::Relaxed);
+    x ^= crate::handle::random_u64();
     // splitmix64 finaliser
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -175,7 +217,11 @@ impl Backend for DirBackend {
     }
 
     fn setattr(&self, file: FileId, attrs: &Sattr3) -> BackendResult<Fattr3> {
-        self.setattr_of(file, attrs)
+        let changed = self.setattr_of(file, attrs);
+        if changed.as_ref().is_ok_and(|a| a.ftype == nfs3_proto::Ftype3::Dir) {
+            self.finder.reach_changed(); // a directory's permissions may now let a search into it
+        }
+        changed
     }
 
     fn lookup(&self, dir: FileId, name: &[u8]) -> BackendResult<FileId> {
@@ -213,7 +259,9 @@ impl Backend for DirBackend {
         mode: CreateMode,
         attrs: &Sattr3,
     ) -> BackendResult<FileId> {
-        self.create_in(dir, name, node, mode, attrs)
+        let created = self.create_in(dir, name, node, mode, attrs)?;
+        self.finder.exists(created);
+        Ok(created)
     }
 
     fn readlink(&self, link: FileId) -> BackendResult<Vec<u8>> {
@@ -225,7 +273,9 @@ impl Backend for DirBackend {
     }
 
     fn rename(&self, from_dir: FileId, from_name: &[u8], to_dir: FileId, to_name: &[u8]) -> BackendResult<()> {
-        self.rename_in(from_dir, from_name, to_dir, to_name)
+        self.rename_in(from_dir, from_name, to_dir, to_name)?;
+        self.finder.reach_changed(); // a moved directory can bring a subtree within the search's bounds
+        Ok(())
     }
 
     fn link(&self, file: FileId, dir: FileId, name: &[u8]) -> BackendResult<()> {
@@ -250,5 +300,9 @@ impl Backend for DirBackend {
 
     fn write_verifier(&self) -> WriteVerf3 {
         self.write_verf
+    }
+
+    fn persistence(&self) -> Option<Persistence> {
+        Some(Persistence { identity: self.identity, host_dir: self.path.clone() })
     }
 }

@@ -25,6 +25,8 @@
 //!   same inode lock as the data change (see [`super::mode_after_unprivileged_write`]).
 //!   The write verifier is drawn per instance from the clock and the OS-seeded hasher keys, so it changes
 //!   when the server restarts (and all data is gone).
+//! - Handles are not persistent ([`Backend::persistence`] is `None`): contents die with the process, so the
+//!   server gives this export a random identity per instance and a restarted server answers STALE.
 
 mod dir;
 mod inode;

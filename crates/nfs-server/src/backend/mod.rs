@@ -19,6 +19,9 @@
 //!   when S_IXGRP is set, of a regular file before the data lands ([`mode_after_unprivileged_write`]), as the
 //!   Linux kernel does for a writer without CAP_FSETID; the backend does it itself (the `dir:` backend writes
 //!   with the server's own credentials, so the kernel would not).
+//! - Persistence: [`Backend::persistence`] says whether files and their [`FileId`]s outlive the process
+//!   (`dir:`); the server then makes handles that stay valid across its restarts, and the backend must find a
+//!   file from a [`FileId`] it has not seen since it started.
 
 pub mod dir;
 pub mod mem;
@@ -71,6 +74,15 @@ pub fn mode_after_unprivileged_write(mode: u32) -> u32 {
         kill |= S_ISGID;
     }
     mode & !kill
+}
+
+/// What makes a backend's handles survive a restart of the server (see [`Backend::persistence`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Persistence {
+    /// A value naming the export's file system and root, the same in every run (not secret).
+    pub identity: u64,
+    /// The host directory served: the server's state directory may not lie inside it.
+    pub host_dir: std::path::PathBuf,
 }
 
 /// What to create.
@@ -218,6 +230,14 @@ pub trait Backend: Send + Sync + 'static {
 
     /// The write verifier: changes whenever unstable data may have been lost (server restart).
     fn write_verifier(&self) -> WriteVerf3;
+
+    /// `Some` when files and their [`FileId`]s outlive the process (a host directory): the server then
+    /// issues handles that stay valid across its restarts, and the backend resolves any [`FileId`] of a
+    /// file that still exists, including ones it has not seen since it started. `None` (the default):
+    /// contents die with the process, and handles of an earlier run are STALE.
+    fn persistence(&self) -> Option<Persistence> {
+        None
+    }
 
     /// Time granularity of stored times.
     fn time_delta(&self) -> NfsTime3 {

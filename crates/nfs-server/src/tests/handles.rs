@@ -9,10 +9,10 @@ fn with_bytes(fh: FileHandle3, f: impl FnOnce(&mut Vec<u8>)) -> FileHandle3 {
 }
 
 #[test]
-fn handles_are_opaque_32_byte_values() {
+fn handles_are_opaque_36_byte_values() {
     let server = server();
     let root = root_of(&server);
-    assert_eq!(root.len(), 32);
+    assert_eq!(root.len(), 36);
     let client = Client::new(&server);
     let file = ok(create(&client, root, b"a", 0o644), "create");
     assert_eq!(lookup(&client, root, b"a"), Ok(file), "lookup returns the handle create returned");
@@ -24,13 +24,14 @@ fn tampered_handles_are_bad_handles() {
     let client = Client::new(&server);
     let file = ok(create(&client, root_of(&server), b"a", 0o644), "create");
     let tampered = [
-        with_bytes(file, |b| b[0] = 2),       // version
+        with_bytes(file, |b| b[0] = 1),       // version (the old 32-byte layout)
         with_bytes(file, |b| b[1] = 1),       // reserved
         with_bytes(file, |b| b[3] ^= 1),      // export index
         with_bytes(file, |b| b[13] ^= 0x40),  // file id
         with_bytes(file, |b| b[27] ^= 1),     // generation
         with_bytes(file, |b| b[31] ^= 1),     // tag
-        with_bytes(file, |b| b.truncate(31)), // short
+        with_bytes(file, |b| b[35] ^= 0x80),  // tag
+        with_bytes(file, |b| b.truncate(32)), // short (the old length)
         with_bytes(file, |b| b.push(0)),      // long
         with_bytes(file, |b| b.clear()),      // empty
         FileHandle3::new(&[0xff; 64]).unwrap_or_default(),

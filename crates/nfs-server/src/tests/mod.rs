@@ -21,6 +21,7 @@ mod mount;
 mod namespace;
 mod portmap;
 mod readdir;
+mod restart;
 mod rpc;
 mod setid;
 mod wrap;

@@ -3,32 +3,8 @@
 //! SETATTR of the size, S_ISGID only with group execute, kept for root; the reply's attributes show it.
 //! Both backends.
 
-use std::path::PathBuf;
-
+use super::restart::Dirs;
 use super::*;
-use crate::backend::dir::DirBackend;
-
-/// A scratch directory served at "/export", removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        let base = std::env::temp_dir().join(format!("nfsbench-setid-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&base);
-        std::fs::create_dir_all(&base).expect("scratch export");
-        Scratch(base)
-    }
-
-    fn server(&self) -> Server {
-        server_with(vec![export("/export", Arc::new(DirBackend::new(&self.0).expect("open export")))])
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn setattr(c: &Client<'_>, object: FileHandle3, new_attributes: Sattr3) -> Result<Option<Fattr3>, NfsErr3> {
     let reply = c.nfs(&Nfs3Call::Setattr(SetattrArgs { object, new_attributes, guard: None }));
@@ -79,6 +55,6 @@ fn a_write_by_a_non_root_owner_clears_set_id_bits_mem() {
 
 #[test]
 fn a_write_by_a_non_root_owner_clears_set_id_bits_dir() {
-    let scratch = Scratch::new();
-    check(&scratch.server());
+    let dirs = Dirs::new("setid");
+    check(&dirs.server());
 }

@@ -163,7 +163,19 @@ impl DirBackend {
         }
     }
 
+    /// Reopens `file` through its remembered names; when none leads to it (unknown since the server started,
+    /// forgotten, or moved outside the server), searches the export for it (`dir/find.rs`) and tries again.
     fn resolve_uncached(&self, file: FileId) -> Result<Arc<Handle>, NfsErr3> {
+        match self.resolve_known(file) {
+            Err(NfsErr3::Stale) => {
+                self.find(file)?;
+                self.resolve_known(file)
+            }
+            other => other,
+        }
+    }
+
+    fn resolve_known(&self, file: FileId) -> Result<Arc<Handle>, NfsErr3> {
         let links: Vec<Link> = self.map_read().links(file).map(<[Link]>::to_vec).unwrap_or_default();
         for link in links {
             let opened = match self.resolve_ancestor(link.parent) {

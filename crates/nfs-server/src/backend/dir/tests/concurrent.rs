@@ -11,7 +11,7 @@ use crate::backend::{Backend, Caller};
 #[test]
 fn threads_creating_writing_renaming_and_listing_at_once_see_consistent_results() {
     let s = Scratch::new("threads");
-    let b = Arc::new(s.backend_with(DirLimits { max_known_files: 10_000, max_open_files: 32 }));
+    let b = Arc::new(s.backend_with(DirLimits { max_known_files: 10_000, max_open_files: 32, ..DirLimits::default() }));
     let shared = new_file(&b, b.root(), "shared");
     let workers: Vec<_> = (0..4u8)
         .map(|t| {

@@ -115,7 +115,7 @@ fn io_on_directories_and_special_files_is_refused() {
 #[test]
 fn random_io_reuses_one_cached_descriptor_and_survives_cache_eviction() {
     let s = Scratch::new("fdcache");
-    let limits = DirLimits { max_known_files: 1000, max_open_files: 16 };
+    let limits = DirLimits { max_known_files: 1000, max_open_files: 16, ..DirLimits::default() };
     let b = s.backend_with(limits);
     let files: Vec<_> = (0..40).map(|i| new_file(&b, b.root(), &format!("f{i}"))).collect();
     assert!(b.fds.len() <= 16, "at most one fd per shard: {}", b.fds.len());

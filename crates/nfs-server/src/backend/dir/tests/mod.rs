@@ -4,6 +4,7 @@ mod attrs;
 mod concurrent;
 mod create;
 mod escape;
+mod find;
 mod io;
 mod names;
 mod readdir;

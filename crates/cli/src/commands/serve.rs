@@ -90,6 +90,10 @@ pub struct ServeArgs {
     /// connection, TCP or RDMA (soft provider), the wire baselines' too, is delayed and paced as on that link
     #[arg(long, value_name = "SPEC")]
     pub wan: Option<String>,
+    /// Directory for the key that signs file handles of dir: exports, so they survive a restart (created
+    /// 0700, key 0600; outside every export) [default: /var/lib/nfsbench as root, else ~/.local/state/nfsbench]
+    #[arg(long, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
 }
 
 fn parse_threads(text: &str) -> Result<usize, String> {
@@ -182,7 +186,8 @@ fn serve(args: &ServeArgs) -> Result<(), Failure> {
         tcp_port: addrs.first().map_or(0, SocketAddr::port),
         rdma_port: rdma.as_ref().and_then(|r| r.listeners.first()).map(|l| l.local_addr().port()),
     };
-    let server = Arc::new(Server::new(config).map_err(|e| Failure::Usage(e.to_string()))?);
+    let server = Server::with_state_dir(config, args.state_dir.as_deref());
+    let server = Arc::new(server.map_err(|e| Failure::Usage(e.to_string()))?);
     let (transport, rdma_stats) = runtime.block_on(async {
         let shutdown = shutdown_signal().map_err(|e| Failure::Run(format!("signal handlers: {e}")))?;
         let (stop, stopped) = tokio::sync::watch::channel(false);

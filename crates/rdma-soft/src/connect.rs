@@ -2,7 +2,7 @@
 //! Accept (or Reject), attach to the server's table, and confirm with Ready.
 
 use std::io;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::os::fd::{AsFd, OwnedFd};
 use std::time::{Duration, Instant};
 
@@ -42,10 +42,21 @@ async fn dial(addr: SocketAddr) -> Result<OwnedFd, RdmaError> {
 
 /// Makes a connection to the listener at `addr`.
 pub(crate) async fn connect(addr: SocketAddr, config: QpConfig, private_data: &[u8]) -> Result<SoftQp, RdmaError> {
+    connect_claiming(addr, addr.ip(), config, private_data).await
+}
+
+/// Makes a connection to the listener at `addr`, saying in the Hello that `claimed` was dialed (an
+/// honest client claims `addr`'s address; tests play dishonest ones).
+pub(crate) async fn connect_claiming(
+    addr: SocketAddr,
+    claimed: IpAddr,
+    config: QpConfig,
+    private_data: &[u8],
+) -> Result<SoftQp, RdmaError> {
     establish::check_config(&config, private_data)?;
     let sock = establish::async_fd(dial(addr).await?)?;
     let local = LocalSide::new(&config)?;
-    let hello = local.offer(&config, addr, private_data);
+    let hello = local.offer(&config, SocketAddr::new(claimed, addr.port()), private_data);
     establish::send(&sock, &Handshake::Hello(hello), Some(&local)).await?;
     let (accept, fds) = match establish::recv(&sock).await? {
         None => return Err(refused(addr, Some("the listener closed the connection".into()))),

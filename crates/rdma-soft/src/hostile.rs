@@ -2,7 +2,7 @@
 //! connection that misbehaves the way any local process holding the other side's shared memory can.
 //! A build that serves never enables the feature.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use rdma::{QpConfig, QueuePair, RdmaError};
@@ -35,4 +35,15 @@ pub async fn connect(
     let qp = crate::connect::connect(addr, config, private_data).await?;
     let mem = Arc::clone(qp.local.guard());
     Ok((Box::new(qp), BusyCounters { mem }))
+}
+
+/// Connects like [`rdma::Provider::connect`] to the listener at `addr`, claiming in the Hello that
+/// the address dialed was `claimed` (the address the listener would know the client by).
+pub async fn connect_claiming(
+    addr: SocketAddr,
+    claimed: IpAddr,
+    config: QpConfig,
+    private_data: &[u8],
+) -> Result<Box<dyn QueuePair>, RdmaError> {
+    Ok(Box::new(crate::connect::connect_claiming(addr, claimed, config, private_data).await?))
 }

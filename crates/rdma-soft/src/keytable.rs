@@ -91,10 +91,15 @@ struct Quarantined {
     buf: Option<RegBuf>,
 }
 
-#[derive(Debug)]
 struct Slots {
     free: VecDeque<u16>,
     quarantine: Vec<Quarantined>,
+}
+
+impl std::fmt::Debug for Slots {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Slots").field("free", &self.free.len()).field("quarantine", &self.quarantine).finish()
+    }
 }
 
 /// The peer's side of the busy protocol, known once the connection is up.

@@ -5,8 +5,16 @@
 //!   under a name derived from the [`SocketAddr`] (`nfsbench-rdma-soft/127.0.0.1:20049`). Connecting
 //!   sends Hello (private data, initiator depth, responder resources, receive size and count) with the
 //!   client's shared memory; the server answers Accept (or Reject → [`RdmaError::Refused`]) with its
-//!   own; the client confirms with Ready. The peer's pid comes from SO_PEERCRED, and each side proves
-//!   at connect time that it may read the other's memory.
+//!   own; the client confirms with Ready. The peer's pid and uid come from SO_PEERCRED, and each side
+//!   proves at connect time that it may read the other's memory.
+//! - The address an accepted peer is known by ([`rdma::Incoming::peer_addr`], what exports' client
+//!   lists judge) is the address the client says it dialed, as TCP from a local process to a local
+//!   address X comes from X, but only when a process of this host could have it: the kernel tells
+//!   us the peer is a local process of this network namespace (abstract sockets are per namespace),
+//!   so the claim must be an address this listener answers to and an address of this namespace
+//!   (any of 127.0.0.0/8 and ::1, or one assigned to an interface: getifaddrs). Any other claim is
+//!   refused (Reject with the reason) rather than replaced, so a lying client is never served under
+//!   a name it did not ask for. The port is one the listener hands out, unique per connection.
 //! - Each side's registrations live in its key table: a sealed memfd its peer maps read-only. A handle
 //!   (R_key) names a slot and its generation, so an invalidated or reused slot rejects old handles.
 //! - RDMA Read/Write: the initiator raises its busy counter on the slot (in its own guard memfd, which

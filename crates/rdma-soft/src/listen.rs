@@ -66,12 +66,23 @@ fn pick_port(fd: &OwnedFd, addr: SocketAddr) -> io::Result<SocketAddr> {
     Err(io::Error::from_raw_os_error(libc::EADDRINUSE))
 }
 
-/// Reads a new socket's Hello.
+/// Reads a new socket's Hello; refuses a client whose claimed address no local process could have
+/// (see [`names::peer_address`]).
 async fn handshake(sock: OwnedFd, local: SocketAddr) -> Result<SoftIncoming, RdmaError> {
     let sock = establish::async_fd(sock)?;
     match establish::recv(&sock).await? {
         Some((Handshake::Hello(hello), fds)) => {
-            let peer = SocketAddr::new(hello.addr.ip(), names::connection_port());
+            let cred = socket::peer_cred(sock.get_ref().as_fd()).map_err(|e| RdmaError::io("SO_PEERCRED", e))?;
+            // A client's identity for access rules comes from the kernel, never from the client.
+            let ip = match names::peer_address(local.ip(), hello.addr.ip(), &names::is_local_address) {
+                Ok(ip) => ip,
+                Err(why) => {
+                    establish::send(&sock, &Handshake::Reject(why.clone()), None).await?;
+                    return Err(RdmaError::Invalid(format!("{why} (process {}, uid {})", cred.pid, cred.uid)));
+                }
+            };
+            let peer = SocketAddr::new(ip, names::connection_port());
+            tracing::debug!(%peer, pid = cred.pid, uid = cred.uid, "soft RDMA connection request");
             Ok(SoftIncoming { sock, hello, fds, local, peer })
         }
         None => Err(RdmaError::Disconnected),
@@ -205,5 +216,48 @@ impl Incoming for SoftIncoming {
         let message = Handshake::Reject("rejected by the listener".into()).encode();
         // Best effort: a fresh socket has room for one small message; closing follows either way.
         let _ = socket::send(self.sock.get_ref().as_fd(), &[&message], &[]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::connect::connect_claiming;
+    use std::net::IpAddr;
+    use std::time::Duration;
+
+    /// A listener that hands every request it accepts to `accepted`.
+    fn serve(addr: &str) -> (SocketAddr, tokio::sync::mpsc::UnboundedReceiver<SocketAddr>) {
+        let mut listener = SoftListener::bind(addr.parse().expect("addr")).expect("listen");
+        let addr = listener.local_addr();
+        let (tell, accepted) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Ok(incoming) = listener.accept().await {
+                let _ = tell.send(incoming.peer_addr().expect("peer"));
+                tokio::spawn(incoming.accept(QpConfig::default(), b""));
+            }
+        });
+        (addr, accepted)
+    }
+
+    #[tokio::test]
+    async fn a_hello_claiming_an_address_of_no_local_process_is_refused_and_never_a_peer() {
+        let claimed: IpAddr = "10.9.9.9".parse().expect("ip");
+        if names::is_local_address(claimed) {
+            return; // This host really has the address: a local process may claim it.
+        }
+        let (wildcard, mut accepted) = serve("0.0.0.0:0");
+        let target = SocketAddr::new("127.0.0.1".parse().expect("ip"), wildcard.port());
+        let lie = connect_claiming(target, claimed, QpConfig::default(), b"").await.expect_err("refused");
+        assert!(matches!(&lie, RdmaError::Refused { reason: Some(why), .. } if why.contains("10.9.9.9")), "{lie}");
+        // The same client telling the truth is known by the address it dialed.
+        let qp = connect_claiming(target, target.ip(), QpConfig::default(), b"").await.expect("honest");
+        let peer = tokio::time::timeout(Duration::from_secs(10), accepted.recv()).await.expect("in time");
+        assert_eq!(peer.map(|p| p.ip()), Some(target.ip()), "the refused claim was never handed out");
+        assert_eq!(qp.info.local.map(|a| a.ip()), Some(target.ip()));
+        // A listener bound to one address takes no claim of another, local or not.
+        let (one, _accepted) = serve("127.0.0.1:0");
+        let other = connect_claiming(one, "127.0.0.2".parse().expect("ip"), QpConfig::default(), b"").await;
+        assert!(matches!(other, Err(RdmaError::Refused { .. })), "{other:?}");
     }
 }

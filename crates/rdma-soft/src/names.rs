@@ -1,5 +1,6 @@
 //! Addresses: the abstract socket name a [`SocketAddr`] listens under, wildcard fallback when
-//! dialing, and the ports picked for `listen` on port 0 and for accepted connections.
+//! dialing, the address an accepted peer is known by, and the ports picked for `listen` on port 0
+//! and for accepted connections.
 
 use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
@@ -28,6 +29,59 @@ pub(crate) fn dial_candidates(addr: SocketAddr) -> Vec<SocketAddr> {
         out.push(SocketAddr::new(IpAddr::V6(Ipv6Addr::UNSPECIFIED), addr.port()));
     }
     out
+}
+
+/// The address a connecting process is known by (exports' client lists judge it): the address it
+/// dialed, as it says in its Hello. On one host that is where a TCP connection from it would come
+/// from (a local process reaching a local address X leaves from X), but the Hello is the client's
+/// word, and a client's identity for access rules comes from the kernel, never from the client.
+/// The kernel tells us that the peer is a process of this host in this network namespace (abstract
+/// Unix sockets are per namespace), so the claim is accepted only when it is an address such a
+/// process could connect from: one this listener answers to (its own address, or any address of
+/// the family when it listens on a wildcard; dialing an unspecified address means loopback, as with
+/// TCP), and one of this namespace (`is_local`: any loopback address, 127.0.0.0/8 all being on lo,
+/// or an address assigned to an interface). Anything else is refused with the reason: substituting
+/// an address would serve a client that lies under a name it did not ask for.
+pub(crate) fn peer_address(
+    listener: IpAddr,
+    claimed: IpAddr,
+    is_local: &dyn Fn(IpAddr) -> bool,
+) -> Result<IpAddr, String> {
+    let answers = match listener {
+        ip if ip == claimed => true,
+        IpAddr::V4(ip) => ip.is_unspecified() && claimed.is_ipv4(),
+        // A wildcard IPv6 listener also takes IPv4 dials (see `dial_candidates`).
+        IpAddr::V6(ip) => ip.is_unspecified(),
+    };
+    if !answers {
+        return Err(format!(
+            "the client says it dialed {claimed}, which this listener ({listener}) does not answer to"
+        ));
+    }
+    let ip = match claimed.to_canonical() {
+        IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        ip => ip,
+    };
+    if ip.is_loopback() || is_local(ip) {
+        Ok(ip)
+    } else {
+        Err(format!(
+            "the client claims the address {claimed}, which is not an address of this host (network namespace)"
+        ))
+    }
+}
+
+/// True when `ip` is assigned to an interface of this network namespace (getifaddrs; false when it
+/// cannot be listed).
+pub(crate) fn is_local_address(ip: IpAddr) -> bool {
+    match crate::sys::socket::local_addresses() {
+        Ok(addresses) => addresses.iter().any(|a| a.to_canonical() == ip),
+        Err(e) => {
+            tracing::warn!("listing this host's addresses (getifaddrs): {e}");
+            false
+        }
+    }
 }
 
 /// A random number: a per-process random key hashed with a counter that never repeats.
@@ -68,6 +122,38 @@ mod tests {
             ["10.0.0.1:7", "0.0.0.0:7", "[::]:7"].iter().map(|a| a.parse().expect("a")).collect();
         assert_eq!(got, want);
         assert_eq!(dial_candidates("0.0.0.0:7".parse().expect("addr")).len(), 1);
+    }
+
+    fn ip(text: &str) -> IpAddr {
+        text.parse().expect("address")
+    }
+
+    #[test]
+    fn a_peer_is_known_by_the_address_it_dialed_only_when_a_local_process_could_use_it() {
+        let lan = |a: IpAddr| a == ip("192.168.1.5");
+        // Multi-homed loopback: each listener of 127.0.0.1..4 knows its clients by its own address.
+        for n in 1..=4 {
+            let addr = ip(&format!("127.0.0.{n}"));
+            assert_eq!(peer_address(addr, addr, &lan), Ok(addr));
+        }
+        assert_eq!(peer_address(ip("0.0.0.0"), ip("127.0.0.3"), &lan), Ok(ip("127.0.0.3")));
+        assert_eq!(peer_address(ip("0.0.0.0"), ip("192.168.1.5"), &lan), Ok(ip("192.168.1.5")));
+        assert_eq!(peer_address(ip("::"), ip("::1"), &lan), Ok(ip("::1")));
+        assert_eq!(peer_address(ip("::"), ip("::ffff:192.168.1.5"), &lan), Ok(ip("192.168.1.5")));
+        assert_eq!(peer_address(ip("0.0.0.0"), ip("0.0.0.0"), &lan), Ok(ip("127.0.0.1")));
+        // A claim that is no address of this host, or that the listener does not answer to.
+        let refused = peer_address(ip("0.0.0.0"), ip("10.9.9.9"), &lan).expect_err("not local");
+        assert!(refused.contains("10.9.9.9") && refused.contains("not an address of this host"), "{refused}");
+        assert!(peer_address(ip("::"), ip("10.9.9.9"), &lan).is_err());
+        assert!(peer_address(ip("127.0.0.1"), ip("127.0.0.2"), &lan).expect_err("other").contains("answer"));
+        assert!(peer_address(ip("127.0.0.1"), ip("10.9.9.9"), &lan).is_err());
+        assert!(peer_address(ip("0.0.0.0"), ip("::1"), &lan).is_err());
+    }
+
+    #[test]
+    fn this_hosts_own_addresses_are_local_and_documentation_ones_are_not() {
+        assert!(is_local_address(ip("127.0.0.1")));
+        assert!(!is_local_address(ip("192.0.2.77")), "TEST-NET-1 is assigned here?");
     }
 
     #[test]

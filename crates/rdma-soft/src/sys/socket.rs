@@ -84,15 +84,62 @@ pub(crate) fn accept(fd: BorrowedFd<'_>) -> io::Result<OwnedFd> {
     owned(unsafe { libc::accept4(fd.as_raw_fd(), ptr::null_mut(), ptr::null_mut(), flags) })
 }
 
-/// The pid of the process at the other end, as the kernel recorded it (SO_PEERCRED).
-pub(crate) fn peer_pid(fd: BorrowedFd<'_>) -> io::Result<i32> {
+/// Who is at the other end, as the kernel recorded it when the connection was made (SO_PEERCRED).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PeerCred {
+    pub pid: i32,
+    pub uid: u32,
+}
+
+/// The process at the other end and its user, as the kernel recorded them (SO_PEERCRED).
+pub(crate) fn peer_cred(fd: BorrowedFd<'_>) -> io::Result<PeerCred> {
     let mut cred = libc::ucred { pid: 0, uid: 0, gid: 0 };
     let mut len = mem::size_of::<libc::ucred>() as libc::socklen_t;
     // SAFETY: `cred` and `len` are valid out-pointers of the sizes given.
     check(unsafe {
         libc::getsockopt(fd.as_raw_fd(), libc::SOL_SOCKET, libc::SO_PEERCRED, ptr::addr_of_mut!(cred).cast(), &mut len)
     })?;
-    Ok(cred.pid)
+    Ok(PeerCred { pid: cred.pid, uid: cred.uid })
+}
+
+/// The pid of the process at the other end, as the kernel recorded it (SO_PEERCRED).
+pub(crate) fn peer_pid(fd: BorrowedFd<'_>) -> io::Result<i32> {
+    peer_cred(fd).map(|cred| cred.pid)
+}
+
+/// The IPv4 and IPv6 addresses assigned to the interfaces of this process's network namespace
+/// (getifaddrs).
+pub(crate) fn local_addresses() -> io::Result<Vec<std::net::IpAddr>> {
+    let mut list: *mut libc::ifaddrs = ptr::null_mut();
+    // SAFETY: `list` is a valid out-pointer; on success it owns a list we free below.
+    check(unsafe { libc::getifaddrs(&mut list) })?;
+    let mut out = Vec::new();
+    let mut at = list;
+    while !at.is_null() {
+        // SAFETY: `at` is a node of the list getifaddrs returned, alive until freeifaddrs; its
+        // address, when not null, points at a sockaddr of the family it names (sockaddr_in for
+        // AF_INET, sockaddr_in6 for AF_INET6), read unaligned to be safe.
+        unsafe {
+            let addr = (*at).ifa_addr;
+            if !addr.is_null() {
+                match i32::from((*addr).sa_family) {
+                    libc::AF_INET => {
+                        let sin = ptr::read_unaligned(addr.cast::<libc::sockaddr_in>());
+                        out.push(std::net::Ipv4Addr::from(u32::from_be(sin.sin_addr.s_addr)).into());
+                    }
+                    libc::AF_INET6 => {
+                        let sin6 = ptr::read_unaligned(addr.cast::<libc::sockaddr_in6>());
+                        out.push(std::net::Ipv6Addr::from(sin6.sin6_addr.s6_addr).into());
+                    }
+                    _ => {}
+                }
+            }
+            at = (*at).ifa_next;
+        }
+    }
+    // SAFETY: frees the list getifaddrs allocated, once; nothing points into it any more.
+    unsafe { libc::freeifaddrs(list) };
+    Ok(out)
 }
 
 /// Raises the send buffer so that bursts of messages rarely meet EAGAIN (best effort).
@@ -245,5 +292,13 @@ mod tests {
         let got = recv(b.as_fd(), &mut buf, false).expect("recv");
         assert!(got.truncated);
         assert_eq!(peer_pid(a.as_fd()).expect("cred"), std::process::id() as i32);
+        // SAFETY: getuid cannot fail.
+        assert_eq!(peer_cred(a.as_fd()).expect("cred").uid, unsafe { libc::getuid() });
+    }
+
+    #[test]
+    fn the_loopback_address_is_a_local_address() {
+        let local = local_addresses().expect("getifaddrs");
+        assert!(local.contains(&std::net::Ipv4Addr::LOCALHOST.into()), "{local:?}");
     }
 }

@@ -4,11 +4,14 @@
 
 mod common;
 
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use common::nfs::{create, inline_header, nfs_call, results, WRITE};
 use common::{pattern, segment, Requester, Running};
-use nfs3_proto::{ReadArgs, StableHow, Void, WriteArgs};
+use nfs3_proto::{NfsErr3, ReadArgs, StableHow, Void, WriteArgs};
+use nfs_server::IpNet;
+use rdma::RdmaError;
 use rdma::{Access, RegBuf};
 use rpcrdma_proto::{ChunkLists, RdmaBody, RdmaErrorBody, RdmaHeader, ReadChunk, Segment, WriteChunk};
 use server_rdma::RdmaServerConfig;
@@ -290,5 +293,36 @@ async fn a_peer_holding_every_busy_counter_neither_stalls_the_server_nor_keeps_i
     let worst = worst_null_call(&mut good, Duration::from_millis(100), Duration::from_millis(500)).await;
     assert!(worst.is_some_and(|w| w < Duration::from_millis(50)), "{worst:?}");
     still_serving(&running).await;
+    running.stop().await;
+}
+
+/// The status of a GETATTR of the export's root.
+async fn getattr_status(req: &mut Requester, xid: u32, running: &Running) -> u32 {
+    let (_, rpc) = req.call(&inline_header(xid), &nfs_call(xid, 1, &running.root()).inline).await;
+    u32::from_be_bytes(results(&rpc)[..4].try_into().expect("a status"))
+}
+
+#[tokio::test]
+async fn a_client_claiming_an_address_it_does_not_have_gets_no_access_its_export_rules_deny() {
+    let claimed: std::net::IpAddr = "10.9.9.9".parse().expect("ip");
+    let only_claimed = vec![IpNet { addr: claimed, prefix_len: 32 }];
+    // A wildcard listener: the claim is one it would answer to, were the address this host's.
+    let running = Running::start_exporting(RdmaServerConfig::default(), only_claimed, "0.0.0.0:0");
+    let target = SocketAddr::new("127.0.0.1".parse().expect("ip"), running.addr.port());
+    let private = rpcrdma_proto::ConnectPrivate::new(4096, 4096, false).encode();
+    match rdma_soft::hostile::connect_claiming(target, claimed, Requester::config(16), &private).await {
+        Err(RdmaError::Refused { reason, .. }) => {
+            assert!(reason.is_some_and(|r| r.contains("10.9.9.9")), "the refusal says why");
+        }
+        Err(err) => panic!("unexpected error: {err}"),
+        Ok(qp) => {
+            let mut liar = Requester::new(qp);
+            let status = getattr_status(&mut liar, 1, &running).await;
+            panic!("a client claiming 10.9.9.9 was accepted and its GETATTR got status {status}");
+        }
+    }
+    // An honest local client is known as 127.0.0.1, which the export's rules refuse.
+    let mut honest = Requester::connect(&*running.provider, target, &private).await;
+    assert_eq!(getattr_status(&mut honest, 2, &running).await, NfsErr3::Acces.as_u32());
     running.stop().await;
 }

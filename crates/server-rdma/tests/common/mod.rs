@@ -54,12 +54,12 @@ impl Running {
     }
 
     pub fn start_with(config: RdmaServerConfig) -> Running {
-        Self::start_exporting(config, Vec::new())
+        Self::start_exporting(config, Vec::new(), "127.0.0.1:0")
     }
 
-    /// The server with the RAM export open only to `clients` (empty: everyone).
-    pub fn start_exporting(config: RdmaServerConfig, clients: Vec<IpNet>) -> Running {
-        let (rdma, mut running, stopped) = Self::build(config, clients, "127.0.0.1:0");
+    /// The server listening at `listen` with the RAM export open only to `clients` (empty: everyone).
+    pub fn start_exporting(config: RdmaServerConfig, clients: Vec<IpNet>, listen: &str) -> Running {
+        let (rdma, mut running, stopped) = Self::build(config, clients, listen);
         let done = running.done.take().expect("fresh");
         tokio::spawn(async move {
             let _ = done.send(

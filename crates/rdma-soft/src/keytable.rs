@@ -92,13 +92,28 @@ struct Quarantined {
 }
 
 struct Slots {
+    /// Slots never used yet: `fresh..SLOTS` (handed out before any freed one, so that a freed slot
+    /// comes back only after every other one and generations wrap slowly).
+    fresh: usize,
+    /// Freed slots, reused first in, first out.
     free: VecDeque<u16>,
     quarantine: Vec<Quarantined>,
 }
 
+impl Slots {
+    fn take(&mut self) -> Option<u16> {
+        if self.fresh < SLOTS {
+            self.fresh += 1;
+            return u16::try_from(self.fresh - 1).ok();
+        }
+        self.free.pop_front()
+    }
+}
+
 impl std::fmt::Debug for Slots {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Slots").field("free", &self.free.len()).field("quarantine", &self.quarantine).finish()
+        let free = SLOTS - self.fresh + self.free.len();
+        f.debug_struct("Slots").field("free", &free).field("quarantine", &self.quarantine).finish()
     }
 }
 
@@ -150,8 +165,7 @@ impl LocalTable {
         let nonce = std::hash::BuildHasher::hash_one(&std::collections::hash_map::RandomState::new(), table.addr());
         table.u64_at(OFF_NONCE).store(nonce, Ordering::Relaxed);
         table.u64_at(0).store(MAGIC, Ordering::Release);
-        // FIFO reuse: a slot comes back only after every other one, so generations wrap slowly.
-        let slots = Slots { free: (0..SLOTS as u16).collect(), quarantine: Vec::new() };
+        let slots = Slots { fresh: 0, free: VecDeque::new(), quarantine: Vec::new() };
         Ok(Arc::new(LocalTable {
             table,
             guard,
@@ -204,7 +218,7 @@ impl LocalTable {
 
     /// Puts `[start, start+len)` with `access` into a free slot; returns its handle.
     pub(crate) fn register(&self, start: usize, len: usize, access: Access) -> Result<u32, RdmaError> {
-        let slot = self.slots().free.pop_front().ok_or_else(|| {
+        let slot = self.slots().take().ok_or_else(|| {
             RdmaError::Invalid(format!(
                 "too many registrations on this connection (at most {SLOTS}, {} held by the peer)",
                 self.quarantined.load(Ordering::Relaxed)

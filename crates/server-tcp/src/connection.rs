@@ -6,6 +6,12 @@
 //! spawn or channel hop per call); calls that may block go to the blocking pool and their replies are
 //! written as they complete, in any order. While a cap is reached the socket is not read, so the
 //! client's sends stall in TCP flow control instead of growing our buffers.
+//!
+//! What the connection holds is also charged to the server-wide budget (one atomic counter in
+//! [`TransportStats`]), settled once per wake-up and only when it changed: no atomic operation per call
+//! on the inline path, where replies usually leave in the same wake-up. A periodic tick checks the
+//! timeouts ([`Watchdog`]) from counters kept anyway, and the connection publishes its state for
+//! eviction ([`Slot`]) only when that state changes.
 
 use std::io::{self, IoSlice};
 use std::panic::AssertUnwindSafe;
@@ -17,10 +23,12 @@ use onc_rpc::RecordDecoder;
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
-use tokio::time::{sleep_until, Instant};
+use tokio::time::{sleep_until, Instant, Interval, MissedTickBehavior};
 
 use crate::limits::ConnectionLimits;
+use crate::registry::{Registration, Slot, State};
 use crate::stats::{LocalTally, TransportStats};
+use crate::watchdog::{Expired, Observation, Watchdog};
 use crate::write_queue::{WriteQueue, MAX_IOV};
 use crate::{CallMode, RecordHandler};
 
@@ -40,6 +48,10 @@ enum End {
     /// A record-marking error: the stream can no longer be cut into records.
     Record(onc_rpc::RpcError),
     Io(io::Error),
+    /// Closed to make room for a new connection at `max_connections`.
+    Evicted,
+    /// A timeout ran out.
+    Expired(Expired),
 }
 
 enum Event {
@@ -48,7 +60,12 @@ enum Event {
     Completed(Result<Done, tokio::task::JoinError>),
     Shutdown,
     GraceExpired,
+    Evicted,
+    Tick,
 }
+
+/// Timer period when no timeout is set (the tick is then never awaited).
+const NO_TICK: std::time::Duration = std::time::Duration::from_secs(3600);
 
 pub(crate) struct Connection<H: RecordHandler> {
     stream: TcpStream,
@@ -68,6 +85,25 @@ pub(crate) struct Connection<H: RecordHandler> {
     eof: bool,
     stats: Arc<TransportStats>,
     tally: LocalTally,
+    /// Bytes charged to the server-wide budget, and the highest server-wide total this connection saw.
+    charged: usize,
+    seen_server_peak: usize,
+    /// The connection's entry in the server's table (released on drop), and whether its eviction
+    /// signal is still to be awaited.
+    registration: Registration,
+    evictable_signal: bool,
+    /// The state last published in the table's slot, and whether a call was ever completed.
+    published: State,
+    served: bool,
+    /// Timeouts: the periodic check, and the counters it compares (all since the connection opened).
+    tick: Interval,
+    ticking: bool,
+    watchdog: Watchdog,
+    bytes_read: u64,
+    bytes_written: u64,
+    records_admitted: u64,
+    /// Reading paused for a cap since the last tick.
+    paused_since_tick: bool,
 }
 
 impl<H: RecordHandler> Connection<H> {
@@ -78,7 +114,17 @@ impl<H: RecordHandler> Connection<H> {
         mode: CallMode,
         limits: ConnectionLimits,
         stats: Arc<TransportStats>,
+        registration: Registration,
     ) -> Self {
+        let period = limits.check_period();
+        let mut tick = tokio::time::interval_at(Instant::now() + period.unwrap_or(NO_TICK), period.unwrap_or(NO_TICK));
+        tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        let watchdog = Watchdog::new(
+            limits.idle_timeout,
+            limits.partial_record_timeout,
+            limits.write_stall_timeout,
+            period.unwrap_or(NO_TICK),
+        );
         Connection {
             stream,
             info,
@@ -94,6 +140,19 @@ impl<H: RecordHandler> Connection<H> {
             eof: false,
             stats,
             tally: LocalTally::default(),
+            charged: 0,
+            seen_server_peak: 0,
+            registration,
+            evictable_signal: true,
+            published: State::Idle,
+            served: false,
+            tick,
+            ticking: period.is_some(),
+            watchdog,
+            bytes_read: 0,
+            bytes_written: 0,
+            records_admitted: 0,
+            paused_since_tick: false,
         }
     }
 
@@ -116,6 +175,25 @@ impl<H: RecordHandler> Connection<H> {
             End::Io(err) => {
                 self.stats.io_errors.fetch_add(1, Relaxed);
                 tracing::info!(%peer, error = %err, abandoned, "closing connection: socket error");
+            }
+            End::Evicted => {
+                self.stats.evicted.fetch_add(1, Relaxed);
+                tracing::info!(%peer, abandoned, "closing connection: evicted to make room for a new one");
+            }
+            End::Expired(Expired::Idle) => {
+                self.stats.idle_timeouts.fetch_add(1, Relaxed);
+                let after = self.limits.idle_timeout;
+                tracing::debug!(%peer, ?after, "closing connection: idle");
+            }
+            End::Expired(Expired::PartialRecord) => {
+                self.stats.partial_record_timeouts.fetch_add(1, Relaxed);
+                let (after, buffered) = (self.limits.partial_record_timeout, self.decoder.partial_len());
+                tracing::info!(%peer, ?after, buffered, "closing connection: a record was begun and not completed in time");
+            }
+            End::Expired(Expired::WriteStall) => {
+                self.stats.write_stall_timeouts.fetch_add(1, Relaxed);
+                let after = self.limits.write_stall_timeout;
+                tracing::info!(%peer, ?after, abandoned, "closing connection: the peer takes none of its replies");
             }
         }
     }
@@ -143,6 +221,9 @@ impl<H: RecordHandler> Connection<H> {
                 self.stats.read_pauses.fetch_add(1, Relaxed);
             }
             paused = capped;
+            self.paused_since_tick |= capped || self.eof;
+            self.settle();
+            self.publish_state(idle);
             let can_read = !closing && !self.eof && !capped;
             let event = tokio::select! {
                 done = self.pending.join_next(), if !self.pending.is_empty() => match done {
@@ -153,6 +234,14 @@ impl<H: RecordHandler> Connection<H> {
                 ready = self.stream.readable(), if can_read => Event::Readable(ready),
                 _ = shutdown.changed(), if !closing => Event::Shutdown,
                 () = sleep_until(deadline), if closing => Event::GraceExpired,
+                signal = &mut self.registration.evicted, if self.evictable_signal && !closing => match signal {
+                    Ok(()) => Event::Evicted,
+                    Err(_) => {
+                        self.evictable_signal = false;
+                        continue;
+                    }
+                },
+                _ = self.tick.tick(), if self.ticking && !closing => Event::Tick,
             };
             match event {
                 Event::Readable(ready) => {
@@ -181,6 +270,12 @@ impl<H: RecordHandler> Connection<H> {
                     deadline = Instant::now() + self.limits.shutdown_grace;
                 }
                 Event::GraceExpired => return End::GraceExpired,
+                Event::Evicted => return End::Evicted,
+                Event::Tick => {
+                    if let Some(expired) = self.on_tick(capped) {
+                        return End::Expired(expired);
+                    }
+                }
             }
         }
     }
@@ -193,12 +288,86 @@ impl<H: RecordHandler> Connection<H> {
         self.pending_bytes + self.queue.bytes()
     }
 
-    /// Under both caps, or nothing in flight at all (so one oversized call still goes through).
+    /// Under both caps and the server-wide budget, or nothing in flight at all (so one oversized call
+    /// still goes through, and every connection progresses while the budget is spent).
     fn has_room(&self) -> bool {
         let requests = self.in_flight_requests();
         requests == 0
             || (requests < self.limits.max_in_flight_requests
-                && self.in_flight_bytes() < self.limits.max_in_flight_bytes)
+                && self.in_flight_bytes() < self.limits.max_in_flight_bytes
+                && self.server_has_room())
+    }
+
+    /// What this connection holds against the server-wide budget: replies waiting, the record being
+    /// assembled, and `max_record` per call executing off this task (its reply's size is unknown until
+    /// it finishes, and may be as large as a record: a READ's).
+    fn charge(&self) -> usize {
+        self.pending.len() * self.limits.max_record + self.queue.bytes() + self.decoder.partial_len()
+    }
+
+    /// The server-wide total, this connection's changes since it last settled included, is under budget.
+    fn server_has_room(&self) -> bool {
+        let total = self.stats.server_in_flight_bytes.load(Relaxed);
+        let unsettled = self.charge().saturating_sub(self.charged);
+        total.saturating_add(unsettled) < self.limits.max_server_in_flight_bytes
+    }
+
+    /// Brings this connection's share of the server-wide counter up to date: at most one atomic add or
+    /// subtract per wake-up, none when nothing changed (the usual case once replies have left).
+    fn settle(&mut self) {
+        let now = self.charge();
+        let counter = &self.stats.server_in_flight_bytes;
+        if now > self.charged {
+            let total = counter.fetch_add(now - self.charged, Relaxed) + (now - self.charged);
+            if total > self.seen_server_peak {
+                self.seen_server_peak = self.stats.peak_server_in_flight_bytes.fetch_max(total, Relaxed).max(total);
+            }
+        } else if now < self.charged {
+            counter.fetch_sub(self.charged - now, Relaxed);
+        }
+        self.charged = now;
+    }
+
+    /// Publishes the connection's state in its slot when it changed (for eviction at the cap).
+    fn publish_state(&mut self, nothing_in_flight: bool) {
+        let state = if !nothing_in_flight || self.decoder.ready_len() > 0 {
+            State::Busy
+        } else if self.decoder.is_at_record_boundary() {
+            State::Idle
+        } else {
+            State::Partial
+        };
+        if state != self.published {
+            self.published = state;
+            self.slot().set_state(state);
+        }
+    }
+
+    fn slot(&self) -> &Slot {
+        &self.registration.slot
+    }
+
+    /// The periodic check: closes the connection when a timeout ran out, publishes how long it has
+    /// been quiet, and drops the decoder's buffers once it is idle (a recycled record buffer can be
+    /// `max_record` large).
+    fn on_tick(&mut self, capped: bool) -> Option<Expired> {
+        let nothing_in_flight = self.pending.is_empty() && self.queue.is_empty() && self.decoder.ready_len() == 0;
+        let between_records = self.decoder.is_at_record_boundary();
+        let observation = Observation {
+            idle: nothing_in_flight && between_records,
+            partial: !between_records,
+            paused: std::mem::take(&mut self.paused_since_tick) || capped || self.eof,
+            owed: !self.queue.is_empty(),
+            bytes_in: self.bytes_read,
+            bytes_out: self.bytes_written,
+            records: self.records_admitted + self.decoder.ready_len() as u64,
+        };
+        let expired = self.watchdog.tick(observation);
+        self.slot().set_quiet_ticks(self.watchdog.quiet_ticks());
+        if self.watchdog.idle_ticks() == 1 {
+            self.decoder = RecordDecoder::new(self.limits.record_limits());
+        }
+        expired
     }
 
     /// Reads what the socket holds (a few buffers at most) and admits the calls it completes.
@@ -214,6 +383,7 @@ impl<H: RecordHandler> Connection<H> {
                 }
                 Ok(n) => {
                     self.tally.bytes_in += n as u64;
+                    self.bytes_read += n as u64;
                     let data = self.read_buf.get(..n).unwrap_or_default();
                     self.decoder.push(data).map_err(End::Record)?;
                     self.admit();
@@ -237,6 +407,11 @@ impl<H: RecordHandler> Connection<H> {
                 return;
             };
             self.tally.calls += 1;
+            self.records_admitted += 1;
+            if !self.served {
+                self.served = true;
+                self.slot().set_served();
+            }
             match self.mode {
                 CallMode::Inline => {
                     let reply = execute(&*self.handler, &record, &self.info);
@@ -305,6 +480,7 @@ impl<H: RecordHandler> Connection<H> {
                 }
                 Ok(n) => {
                     self.tally.bytes_out += n as u64;
+                    self.bytes_written += n as u64;
                     let done = self.queue.consume(n);
                     self.queued_replies -= done;
                     self.tally.replies += done as u64;
@@ -319,6 +495,15 @@ impl<H: RecordHandler> Connection<H> {
         }
         self.tally.publish(&self.stats);
         result
+    }
+}
+
+impl<H: RecordHandler> Drop for Connection<H> {
+    /// Gives back the connection's share of the server-wide budget, however it ended.
+    fn drop(&mut self) {
+        if self.charged > 0 {
+            self.stats.server_in_flight_bytes.fetch_sub(self.charged, Relaxed);
+        }
     }
 }
 

@@ -9,10 +9,24 @@
 //!   [`RecordHandler::handle`] — inline for handlers that never block, on the blocking pool for those
 //!   that may (replies then leave as they complete, out of order) — and writes the replies that are
 //!   ready together as single-fragment records in one vectored write.
-//! - [`ConnectionLimits`]: per-connection caps on calls and bytes in flight (reading pauses while over
-//!   either), a maximum record size, and a maximum number of connections (more are closed at once).
+//! - [`ConnectionLimits`] (its documentation gives the worst-case memory formula):
+//!   - per connection, caps on calls and bytes in flight (reading pauses while over either) and a
+//!     maximum record size;
+//!   - server-wide, one budget of bytes in flight shared by every connection (an atomic counter settled
+//!     once per read or write batch): while it is spent a connection admits a call only when it has
+//!     none in flight, so hostile peers cannot grow the server's memory with their connection count,
+//!     and every client still progresses;
+//!   - a maximum number of connections: at the cap a new connection is served by closing the idle
+//!     connection that looks most abandoned (never completed a call, then quiet the longest, then the
+//!     oldest; knfsd closes its oldest connection too), and refused only when every connection is busy;
+//!   - timeouts, checked by one periodic timer per connection: idle (nothing in flight, nothing
+//!     received; knfsd closes idle connections after 6 minutes), partial record (a record begun and not
+//!     finished in time, however slowly its bytes keep coming: what defeats trickling peers) and write
+//!     stall (replies owed that the peer does not take; closing frees them).
+//!
 //!   TCP_NODELAY is set on every connection.
-//! - [`TransportStats`] counts connections, calls, bytes and pauses for reports.
+//! - [`TransportStats`] counts connections (accepted, refused, evicted, closed by each timeout), calls,
+//!   bytes, pauses and the server-wide bytes in flight for reports.
 //! - [`TcpServer::with_link`]: every accepted connection goes through an emulated long-distance link
 //!   ([`wan::tcp::relay`]); the connection keeps the real peer and local addresses (access rules, logs).
 //!
@@ -21,7 +35,9 @@
 mod connection;
 mod limits;
 mod listener;
+mod registry;
 mod stats;
+mod watchdog;
 mod write_queue;
 
 use std::future::Future;
@@ -34,8 +50,9 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 pub use limits::{
-    CallMode, ConnectionLimits, Execution, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_IN_FLIGHT_BYTES,
-    DEFAULT_MAX_IN_FLIGHT_REQUESTS, DEFAULT_READ_BUFFER, DEFAULT_SHUTDOWN_GRACE,
+    CallMode, ConnectionLimits, Execution, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_IN_FLIGHT_BYTES,
+    DEFAULT_MAX_IN_FLIGHT_REQUESTS, DEFAULT_MAX_SERVER_IN_FLIGHT_BYTES, DEFAULT_PARTIAL_RECORD_TIMEOUT,
+    DEFAULT_READ_BUFFER, DEFAULT_SHUTDOWN_GRACE, DEFAULT_WRITE_STALL_TIMEOUT,
 };
 pub use listener::Listeners;
 pub use stats::{TransportSnapshot, TransportStats};
@@ -110,6 +127,7 @@ impl<H: RecordHandler> TcpServer<H> {
             limits: self.limits,
             stats: self.stats,
             link: self.link,
+            registry: Arc::default(),
         });
         let (stop, stopped) = watch::channel(false);
         let mut loops = JoinSet::new();

@@ -15,6 +15,7 @@ use tokio::task::JoinSet;
 
 use crate::connection::Connection;
 use crate::limits::ConnectionLimits;
+use crate::registry::{Admission, Registry};
 use crate::stats::TransportStats;
 use crate::CallMode;
 use crate::RecordHandler;
@@ -78,6 +79,8 @@ pub(crate) struct Shared<H: RecordHandler> {
     pub stats: Arc<TransportStats>,
     /// The emulated long-distance link every connection goes through, if any.
     pub link: Option<Arc<wan::Link>>,
+    /// The open connections of every listener, for `max_connections`.
+    pub registry: Arc<Registry>,
 }
 
 /// Accepts connections until shutdown, then closes the listener and waits for its connections to end.
@@ -116,12 +119,20 @@ fn start_connection<H: RecordHandler>(
     connections: &mut JoinSet<()>,
 ) {
     let stats = &shared.stats;
-    if stats.open.fetch_add(1, Relaxed) >= shared.limits.max_connections {
-        stats.open.fetch_sub(1, Relaxed);
-        stats.refused.fetch_add(1, Relaxed);
-        tracing::warn!(%peer, max = shared.limits.max_connections, "connection refused: too many connections");
-        return; // Dropping the stream closes it.
-    }
+    let max = shared.limits.max_connections;
+    let registration = match shared.registry.admit(max) {
+        Admission::Admitted(registration) => registration,
+        Admission::Evicting(registration) => {
+            tracing::info!(%peer, max, "connection limit reached: closing an idle connection to serve a new one");
+            registration
+        }
+        Admission::Refused => {
+            stats.refused.fetch_add(1, Relaxed);
+            tracing::warn!(%peer, max, "connection refused: too many connections, all of them busy");
+            return; // Dropping the stream closes it.
+        }
+    };
+    stats.open.fetch_add(1, Relaxed);
     let guard = OpenGuard(Arc::clone(stats));
     stats.accepted.fetch_add(1, Relaxed);
     if let Err(err) = stream.set_nodelay(true) {
@@ -153,11 +164,12 @@ fn start_connection<H: RecordHandler>(
             },
             None => stream,
         };
-        Connection::new(stream, info, handler, mode, limits, stats).run(shutdown).await;
+        Connection::new(stream, info, handler, mode, limits, stats, registration).run(shutdown).await;
     });
 }
 
-/// Counts a connection as open for as long as it lives, however its task ends.
+/// Counts a connection as open for as long as it lives, however its task ends (an evicted connection
+/// still counts while it closes: `open` may pass `max_connections` for that moment).
 struct OpenGuard(Arc<TransportStats>);
 
 impl Drop for OpenGuard {

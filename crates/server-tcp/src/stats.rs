@@ -9,6 +9,10 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 pub struct TransportStats {
     pub(crate) accepted: AtomicU64,
     pub(crate) refused: AtomicU64,
+    pub(crate) evicted: AtomicU64,
+    pub(crate) idle_timeouts: AtomicU64,
+    pub(crate) partial_record_timeouts: AtomicU64,
+    pub(crate) write_stall_timeouts: AtomicU64,
     pub(crate) open: AtomicUsize,
     pub(crate) record_errors: AtomicU64,
     pub(crate) io_errors: AtomicU64,
@@ -19,6 +23,9 @@ pub struct TransportStats {
     pub(crate) read_pauses: AtomicU64,
     pub(crate) peak_in_flight_requests: AtomicUsize,
     pub(crate) peak_in_flight_bytes: AtomicUsize,
+    /// The server-wide budget's counter: what every connection holds, settled per batch.
+    pub(crate) server_in_flight_bytes: AtomicUsize,
+    pub(crate) peak_server_in_flight_bytes: AtomicUsize,
 }
 
 /// A copy of [`TransportStats`] at one moment.
@@ -26,8 +33,14 @@ pub struct TransportStats {
 pub struct TransportSnapshot {
     /// Connections accepted and served.
     pub accepted: u64,
-    /// Connections closed at once because `max_connections` were open.
+    /// Connections closed at once because `max_connections` were open and none of them was idle.
     pub refused: u64,
+    /// Idle connections closed to make room for a new one at `max_connections`.
+    pub evicted: u64,
+    /// Connections closed by `idle_timeout`, `partial_record_timeout` and `write_stall_timeout`.
+    pub idle_timeouts: u64,
+    pub partial_record_timeouts: u64,
+    pub write_stall_timeouts: u64,
     /// Connections open now.
     pub open: usize,
     /// Connections closed for a record-marking error (oversized or malformed record header).
@@ -45,6 +58,10 @@ pub struct TransportSnapshot {
     /// Most calls / bytes any one connection had in flight at once.
     pub peak_in_flight_requests: usize,
     pub peak_in_flight_bytes: usize,
+    /// Bytes held against the server-wide budget now, and the most ever (replies waiting, records being
+    /// assembled, `max_record` per call executing off its connection's task).
+    pub server_in_flight_bytes: usize,
+    pub peak_server_in_flight_bytes: usize,
 }
 
 impl TransportStats {
@@ -52,6 +69,10 @@ impl TransportStats {
         TransportSnapshot {
             accepted: self.accepted.load(Relaxed),
             refused: self.refused.load(Relaxed),
+            evicted: self.evicted.load(Relaxed),
+            idle_timeouts: self.idle_timeouts.load(Relaxed),
+            partial_record_timeouts: self.partial_record_timeouts.load(Relaxed),
+            write_stall_timeouts: self.write_stall_timeouts.load(Relaxed),
             open: self.open.load(Relaxed),
             record_errors: self.record_errors.load(Relaxed),
             io_errors: self.io_errors.load(Relaxed),
@@ -62,6 +83,8 @@ impl TransportStats {
             read_pauses: self.read_pauses.load(Relaxed),
             peak_in_flight_requests: self.peak_in_flight_requests.load(Relaxed),
             peak_in_flight_bytes: self.peak_in_flight_bytes.load(Relaxed),
+            server_in_flight_bytes: self.server_in_flight_bytes.load(Relaxed),
+            peak_server_in_flight_bytes: self.peak_server_in_flight_bytes.load(Relaxed),
         }
     }
 }
@@ -70,19 +93,31 @@ impl fmt::Display for TransportSnapshot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "tcp: connections accepted {} refused {} open {} closed-on-record-error {} closed-on-io-error {}",
-            self.accepted, self.refused, self.open, self.record_errors, self.io_errors
+            "tcp: connections accepted {} refused {} evicted {} open {} closed-on-record-error {} \
+             closed-on-io-error {} closed-idle {} closed-partial-record {} closed-write-stall {}",
+            self.accepted,
+            self.refused,
+            self.evicted,
+            self.open,
+            self.record_errors,
+            self.io_errors,
+            self.idle_timeouts,
+            self.partial_record_timeouts,
+            self.write_stall_timeouts
         )?;
         write!(
             f,
-            "tcp: calls {} replies {} bytes-in {} bytes-out {} read-pauses {} peak-in-flight {} calls / {} bytes",
+            "tcp: calls {} replies {} bytes-in {} bytes-out {} read-pauses {} peak-in-flight {} calls / {} bytes \
+             server-in-flight {} bytes (peak {})",
             self.calls,
             self.replies,
             self.bytes_in,
             self.bytes_out,
             self.read_pauses,
             self.peak_in_flight_requests,
-            self.peak_in_flight_bytes
+            self.peak_in_flight_bytes,
+            self.server_in_flight_bytes,
+            self.peak_server_in_flight_bytes
         )
     }
 }
@@ -154,7 +189,19 @@ mod tests {
     #[test]
     fn the_report_names_every_counter() {
         let text = TransportSnapshot::default().to_string();
-        for word in ["accepted", "refused", "record-error", "bytes-in", "read-pauses", "peak-in-flight"] {
+        for word in [
+            "accepted",
+            "refused",
+            "evicted",
+            "record-error",
+            "closed-idle",
+            "closed-partial-record",
+            "closed-write-stall",
+            "bytes-in",
+            "read-pauses",
+            "peak-in-flight",
+            "server-in-flight",
+        ] {
             assert!(text.contains(word), "{word} missing from {text}");
         }
     }

@@ -226,29 +226,26 @@ async fn a_client_that_never_reads_is_held_back_while_others_are_served() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn connections_beyond_the_maximum_are_closed_at_once() {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_past_the_maximum_is_refused_while_every_connection_is_busy() {
     let limits = ConnectionLimits { max_connections: 2, ..limits() };
-    let server = Running::start(TestProgram::new(false), limits).await;
+    let server = Running::start(TestProgram::new(true), limits).await;
     let mut a = Client::connect(server.addr).await;
     let mut b = Client::connect(server.addr).await;
-    a.send(&framed_call(1, PROC_NULL, &[])).await;
-    b.send(&framed_call(2, PROC_NULL, &[])).await;
-    assert_eq!(a.success().await.0, 1);
-    assert_eq!(b.success().await.0, 2);
+    a.send(&framed_call(1, PROC_SLEEP_ECHO, &1000u32.to_be_bytes())).await;
+    b.send(&framed_call(2, PROC_SLEEP_ECHO, &1000u32.to_be_bytes())).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
     let mut c = Client::connect(server.addr).await;
-    assert!(c.closed_by_server().await, "a third connection is refused");
+    assert!(c.closed_by_server().await, "a third connection is refused: both others have calls in flight");
     assert_eq!(server.stats.snapshot().refused, 1);
-    drop(a);
-    // Once a slot frees up, a new connection is served.
-    let mut d = loop {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-        if server.stats.snapshot().open < 2 {
-            break Client::connect(server.addr).await;
-        }
-    };
+    assert_eq!(a.success().await.0, 1, "the busy connections were left alone");
+    assert_eq!(b.success().await.0, 2);
+    // Both idle now: a new connection is served in place of one of them.
+    let mut d = Client::connect(server.addr).await;
     d.send(&framed_call(3, PROC_NULL, &[])).await;
     assert_eq!(d.success().await.0, 3);
+    let snap = server.stats.snapshot();
+    assert_eq!((snap.refused, snap.accepted), (1, 3), "{snap}");
     server.stop().await;
 }
 

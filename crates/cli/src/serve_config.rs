@@ -18,11 +18,17 @@
 //! max_record = "1088KiB"           # sizes: a number of bytes or "64KiB", "1MiB", "1G"
 //! max_in_flight_requests = 256     # per connection
 //! max_in_flight_bytes = "16MiB"    # per connection
-//! max_connections = 1024
+//! max_server_in_flight_bytes = "512MiB" # all connections together (replies waiting, records read)
+//! max_connections = 1024           # at the cap a new client evicts an idle connection
+//! idle_timeout_secs = 360          # timeouts in seconds (0.5 is half a second; 0 turns one off):
+//! partial_record_timeout_secs = 30 #   a record begun must be complete within this
+//! write_stall_timeout_secs = 60    #   replies owed and the client takes none of them
 //! max_io_size = "1MiB"             # READ/WRITE size offered in FSINFO
 //! drc_entries = 4096
 //! ```
 //!
+//! The `[limits]` of the TCP transport are `server_tcp::ConnectionLimits` (whose documentation gives
+//! the worst-case memory they allow); `nfsbench serve` prints them on one line of stderr at start-up.
 //! Unknown keys are errors naming the key. Flags win over the file: `--listen` replaces the file's
 //! listeners; `--export PATH=BACKEND` sets the backend of the file's export at PATH (keeping its
 //! access rules) or adds an export with default rules. Defaults when neither gives any: listen on
@@ -33,6 +39,7 @@ pub mod spec;
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::Path;
+use std::time::Duration;
 
 use nfs_server::{IpNet, Squash};
 use serde::de::{self, Deserializer, Visitor};
@@ -98,7 +105,11 @@ pub struct LimitsEntry {
     pub max_record: Option<Size>,
     pub max_in_flight_requests: Option<usize>,
     pub max_in_flight_bytes: Option<Size>,
+    pub max_server_in_flight_bytes: Option<Size>,
     pub max_connections: Option<usize>,
+    pub idle_timeout_secs: Option<Timeout>,
+    pub partial_record_timeout_secs: Option<Timeout>,
+    pub write_stall_timeout_secs: Option<Timeout>,
     pub max_io_size: Option<Size>,
     pub drc_entries: Option<usize>,
 }
@@ -126,6 +137,32 @@ impl<'de> Deserialize<'de> for Size {
             }
         }
         deserializer.deserialize_any(SizeVisitor)
+    }
+}
+
+/// A timeout written as a number of seconds, integer or not (0: off).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeout(pub Duration);
+
+impl<'de> Deserialize<'de> for Timeout {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct TimeoutVisitor;
+        impl Visitor<'_> for TimeoutVisitor {
+            type Value = Timeout;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a timeout in seconds (0: off)")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Timeout, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Timeout, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Timeout, E> {
+                spec::seconds(v).map(Timeout).map_err(|e| E::custom(format!("timeout {v} s {e}")))
+            }
+        }
+        deserializer.deserialize_any(TimeoutVisitor)
     }
 }
 
@@ -294,13 +331,27 @@ fn limits_from_entry(entry: &LimitsEntry) -> Result<(ConnectionLimits, u32, usiz
             entry.max_in_flight_bytes.map(|s| s.0),
             defaults.max_in_flight_bytes,
         )?,
+        max_server_in_flight_bytes: positive(
+            "max_server_in_flight_bytes",
+            entry.max_server_in_flight_bytes.map(|s| s.0),
+            defaults.max_server_in_flight_bytes,
+        )?,
         max_connections: positive(
             "max_connections",
             entry.max_connections.map(|v| v as u64),
             defaults.max_connections,
         )?,
+        idle_timeout: entry.idle_timeout_secs.map_or(defaults.idle_timeout, |t| t.0),
+        partial_record_timeout: entry.partial_record_timeout_secs.map_or(defaults.partial_record_timeout, |t| t.0),
+        write_stall_timeout: entry.write_stall_timeout_secs.map_or(defaults.write_stall_timeout, |t| t.0),
         ..defaults
     };
+    if connection.max_server_in_flight_bytes < connection.max_record {
+        return Err(format!(
+            "max_server_in_flight_bytes: {} is less than one record (max_record {})",
+            connection.max_server_in_flight_bytes, connection.max_record
+        ));
+    }
     let drc_entries = entry.drc_entries.unwrap_or(DEFAULT_DRC_ENTRIES);
     Ok((connection, max_io as u32, drc_entries))
 }

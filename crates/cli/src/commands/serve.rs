@@ -211,6 +211,11 @@ fn serve(args: &ServeArgs) -> Result<(), Failure> {
             tasks.extend(rdma.map(|l| tokio::spawn(wire_baseline::serve_rdma(l))));
             tasks
         });
+        // One line, before the ready file appears: the `[limits]` in force, each under its key.
+        eprintln!(
+            "nfsbench serve: limits: {} max_io_size {} drc_entries {}",
+            plan.connection, plan.max_io_size, plan.drc_entries
+        );
         if let Some(ready) = &args.ready_file {
             write_ready_file(ready, &ready_addrs).map_err(Failure::Run)?;
         }

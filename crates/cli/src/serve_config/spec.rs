@@ -5,6 +5,7 @@
 use std::fmt;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
+use std::time::Duration;
 
 use nfs_server::IpNet;
 
@@ -33,6 +34,23 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .ok()
         .and_then(|n| n.checked_mul(1u64 << shift))
         .ok_or_else(|| format!("size '{text}' is too large"))
+}
+
+/// Longest timeout accepted: a day (longer is a mistake, or meant "off", which is 0).
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
+
+/// A timeout of this many seconds, 0 (off) up to [`MAX_TIMEOUT`].
+pub fn seconds(secs: f64) -> Result<Duration, String> {
+    if secs.is_nan() {
+        return Err("is not a number".to_string());
+    }
+    if secs < 0.0 {
+        return Err("is negative".to_string());
+    }
+    match Duration::try_from_secs_f64(secs) {
+        Ok(d) if d <= MAX_TIMEOUT => Ok(d),
+        _ => Err(format!("is over {} hours", MAX_TIMEOUT.as_secs() / 3600)),
+    }
 }
 
 /// Storage behind an export.
@@ -161,6 +179,16 @@ mod tests {
             let err = parse_size(text).expect_err(text);
             assert!(err.contains(text), "{err}");
         }
+    }
+
+    #[test]
+    fn timeouts_are_seconds_from_zero_to_a_day() {
+        assert_eq!(seconds(0.0), Ok(Duration::ZERO));
+        assert_eq!(seconds(0.25), Ok(Duration::from_millis(250)));
+        assert_eq!(seconds(86_400.0), Ok(MAX_TIMEOUT));
+        assert_eq!(seconds(-1.0), Err("is negative".to_string()));
+        assert!(seconds(86_401.0).expect_err("too long").contains("24 hours"));
+        assert_eq!(seconds(f64::NAN), Err("is not a number".to_string()));
     }
 
     #[test]

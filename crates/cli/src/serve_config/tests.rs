@@ -1,4 +1,5 @@
 use std::path::Path;
+use std::time::Duration;
 
 use super::*;
 
@@ -33,7 +34,11 @@ path = "/scratch"
 max_record = "2MiB"
 max_in_flight_requests = 64
 max_in_flight_bytes = 8388608
+max_server_in_flight_bytes = "256MiB"
 max_connections = 10
+idle_timeout_secs = 120
+partial_record_timeout_secs = 12.5
+write_stall_timeout_secs = 0
 max_io_size = "512KiB"
 drc_entries = 100
 "#;
@@ -55,6 +60,10 @@ fn reads_every_documented_key() {
     assert_eq!(plan.connection.max_in_flight_requests, 64);
     assert_eq!(plan.connection.max_in_flight_bytes, 8 << 20);
     assert_eq!(plan.connection.max_connections, 10);
+    assert_eq!(plan.connection.max_server_in_flight_bytes, 256 << 20);
+    assert_eq!(plan.connection.idle_timeout, Duration::from_secs(120));
+    assert_eq!(plan.connection.partial_record_timeout, Duration::from_millis(12_500));
+    assert_eq!(plan.connection.write_stall_timeout, Duration::ZERO, "0 turns it off");
     assert_eq!((plan.max_io_size, plan.drc_entries), (512 << 10, 100));
 }
 
@@ -78,6 +87,7 @@ fn unknown_keys_are_rejected_by_name_with_their_line() {
         ("listen = []", "listen", 1),
         ("[[exports]]\npath = \"/e\"\nrootsquash = true\n", "rootsquash", 3),
         ("[limits]\nmax_requests = 4\n", "max_requests", 2),
+        ("[limits]\nidle_timeout_secs = 5\nidle_timeout = 5\n", "idle_timeout", 3),
         ("[server]\n", "server", 1),
     ] {
         let err = parse(text).expect_err(text);
@@ -98,6 +108,11 @@ fn bad_values_name_the_key_and_the_value() {
         ("[limits]\nmax_io_size = 100", "limits.max_io_size"),
         ("[limits]\nmax_io_size = \"1MiB\"\nmax_record = \"1MiB\"", "limits.max_record"),
         ("[limits]\nmax_connections = 0", "limits.max_connections: must be at least 1"),
+        ("[limits]\nmax_server_in_flight_bytes = 0", "limits.max_server_in_flight_bytes: must be at least 1"),
+        (
+            "[limits]\nmax_server_in_flight_bytes = \"64KiB\"",
+            "limits.max_server_in_flight_bytes: 65536 is less than one record",
+        ),
     ] {
         let err = build(text, &[], &[]).expect_err(text);
         assert!(err.contains(expect), "{err} (wanted {expect})");
@@ -107,10 +122,18 @@ fn bad_values_name_the_key_and_the_value() {
         ("[[exports]]\npath = \"/e\"\nsquash = \"some\"", "some"),
         ("[limits]\nmax_in_flight_bytes = \"lots\"", "lots"),
         ("[limits]\nmax_in_flight_bytes = -5", "negative"),
+        ("[limits]\nidle_timeout_secs = \"soon\"", "a timeout in seconds"),
+        ("[limits]\nwrite_stall_timeout_secs = -1", "timeout -1 s is negative"),
+        ("[limits]\npartial_record_timeout_secs = -0.5", "timeout -0.5 s is negative"),
+        ("[limits]\nidle_timeout_secs = 100000", "timeout 100000 s is over 24 hours"),
+        ("[limits]\nidle_timeout_secs = true", "a timeout in seconds"),
     ] {
         let err = parse(text).expect_err(text);
-        assert!(err.contains(expect), "{err}");
+        assert!(err.contains(expect), "{err} (wanted {expect})");
     }
+    // The key at fault is named by its line and column.
+    let err = parse("[limits]\nmax_connections = 4\npartial_record_timeout_secs = \"x\"\n").expect_err("bad");
+    assert!(err.starts_with("serve.toml:3:"), "{err}");
 }
 
 #[test]
@@ -131,6 +154,8 @@ fn an_empty_file_gives_the_defaults() {
     assert_eq!(plan.listen, vec![DEFAULT_LISTEN.parse::<SocketAddr>().expect("addr")]);
     assert_eq!(plan.exports[0].path, DEFAULT_EXPORT_PATH);
     assert_eq!(plan.connection, ConnectionLimits::default());
+    assert_eq!(plan.connection.idle_timeout, server_tcp::DEFAULT_IDLE_TIMEOUT);
+    assert_eq!(plan.connection.max_server_in_flight_bytes, server_tcp::DEFAULT_MAX_SERVER_IN_FLIGHT_BYTES);
     assert_eq!((plan.max_io_size, plan.drc_entries), (DEFAULT_MAX_IO_SIZE, DEFAULT_DRC_ENTRIES));
 }
 

@@ -147,6 +147,9 @@ impl<H: RecordHandler> Connection<H> {
         self.closing = *shutdown.borrow();
         let mut grace_over = Instant::now() + self.setup.config.shutdown_grace;
         loop {
+            // As the TCP front end: completions that are always ready must not keep the other
+            // connections and the listener of a one-thread runtime from their turn.
+            tokio::task::coop::consume_budget().await;
             if self.closing && self.ending.is_none() && self.drained() {
                 self.end_orderly("shutdown");
             }

@@ -203,6 +203,10 @@ impl<H: RecordHandler> Connection<H> {
         let mut deadline = Instant::now() + self.limits.shutdown_grace;
         let mut paused = false;
         loop {
+            // A socket that is always readable never makes `readable()` wait, and Tokio's readiness
+            // futures take nothing from the task's budget: without this, a peer flooding faster than
+            // the server answers keeps a one-thread runtime from ever accepting another connection.
+            tokio::task::coop::consume_budget().await;
             if !closing {
                 self.admit();
             }

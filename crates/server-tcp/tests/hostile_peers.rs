@@ -278,3 +278,54 @@ async fn a_peer_that_reads_no_replies_is_closed_after_the_write_stall_timeout() 
     task.abort();
     server.stop().await;
 }
+
+/// A server on a one-thread runtime of its own (as `nfsbench serve` runs by default), in its own thread
+/// so that a server that starves its runtime cannot starve the test.
+fn isolated_server(limits: ConnectionLimits) -> SocketAddr {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        runtime.block_on(async {
+            let running = Running::start(TestProgram::new(false), limits).await;
+            tx.send(running.addr).expect("send addr");
+            std::future::pending::<()>().await;
+        });
+    });
+    rx.recv().expect("the server's address")
+}
+
+#[test]
+fn a_peer_flooding_faster_than_the_server_answers_does_not_starve_new_connections() {
+    use std::io::{Read, Write};
+    let addr = isolated_server(ConnectionLimits::default());
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flood = std::net::TcpStream::connect(addr).expect("connect");
+    let mut reader = flood.try_clone().expect("clone");
+    let batch: Vec<u8> = (0..1024).flat_map(|i| framed_call(i, PROC_NULL, &[])).collect();
+    let writer = {
+        let (mut flood, stop) = (flood, stop.clone());
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if flood.write_all(&batch).is_err() {
+                    return;
+                }
+            }
+        })
+    };
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 1 << 16];
+        while reader.read(&mut buf).is_ok_and(|n| n > 0) {}
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    // A new client, while the flood's socket is never empty.
+    let started = Instant::now();
+    let mut probe = std::net::TcpStream::connect(addr).expect("connect");
+    probe.set_read_timeout(Some(Duration::from_secs(5))).expect("timeout");
+    probe.write_all(&framed_call(7, PROC_NULL, &[])).expect("send");
+    let mut reply = [0u8; 4];
+    let answered = probe.read_exact(&mut reply).is_ok();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let _ = writer.join();
+    assert!(answered, "a new connection got no reply within 5 s beside the flood");
+    assert!(started.elapsed() < Duration::from_secs(2), "a new connection waited {:?}", started.elapsed());
+}

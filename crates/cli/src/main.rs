@@ -7,6 +7,7 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod commands;
+mod log_limit;
 mod serve_config;
 
 use clap::{Parser, Subcommand};

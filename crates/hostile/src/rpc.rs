@@ -44,6 +44,10 @@ pub enum RpcFailure {
     Nfs(NfsErr3),
     #[error("MOUNT refused: {0}")]
     Mount(String),
+    #[error("RDMA: {0}")]
+    Rdma(String),
+    #[error("RDMA connection to {addr} refused{}", reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default())]
+    RdmaRefused { addr: String, reason: Option<String> },
 }
 
 /// What a call asks for: program, version, procedure, and the RPC version of its header (2 is the only

@@ -1,7 +1,8 @@
 //! Hostile and careless clients of an NFSv3 server, written from raw sockets and the workspace's codecs,
 //! for the security suite (`crates/cli/tests/hostile.rs`) and the soak (`scripts/soak.sh`). Each is
-//! something a peer on the network can do without any privilege; none of them respects the protocol
-//! further than it needs to reach the server's weak spot.
+//! something a peer on the network can do without any privilege (the soft-RDMA ones, any process of the
+//! server's host); none of them respects the protocol further than it needs to reach the server's weak
+//! spot.
 //!
 //! - [`rpc`]: a blocking raw client — calls framed by hand with any RPC version and any AUTH_SYS
 //!   identity, MOUNT, and the few NFS procedures the attacks and checks need.
@@ -10,12 +11,13 @@
 //!   consults before freeing a registration, and claim in its Hello an address it does not have.
 //! - [`attack`]: the attacks, each run until a stop flag is raised, all through [`attack::Attack`]:
 //!   trickling partial records, idle connections, pipelined 1 MiB READs whose replies are never read,
-//!   a flood of calls with a bad RPC version.
+//!   a flood of calls with a bad RPC version, and soft-RDMA peers holding every busy counter while
+//!   the server RDMA-Reads a WRITE's data (each reconnecting once the server drops it).
 //! - [`checks`]: one-shot checks of the server's rules: set-user-ID and set-group-ID cleared by a
 //!   write of an unprivileged owner.
 //! - [`proc_stat`]: a process's resident memory, read from `/proc`.
 //!
-//! The `nfsbench-hostile` binary runs any attack from the command line (the soak rotates them).
+//! The `nfsbench-hostile` binary runs any attack from the command line (the soak rotates the TCP ones).
 
 pub mod attack;
 pub mod checks;

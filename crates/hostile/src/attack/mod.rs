@@ -1,9 +1,12 @@
 //! The attacks: each holds or floods the server from raw sockets until its stop flag is raised, then
 //! says what it did. A connection the server closes is opened again (an attacker keeps its grip), after
-//! a pause so that a refusing server is not hammered by the attacker's own loop.
+//! a pause so that a refusing server is not hammered by the attacker's own loop. The attacks on the
+//! RPC-over-RDMA front end (soft provider, processes of one host) also need its listener
+//! ([`Attack::run_with_rdma`]).
 
 mod bad_version;
 mod hold;
+mod rdma_busy;
 mod unread;
 
 use std::io::{ErrorKind, Write};
@@ -25,6 +28,11 @@ pub enum Attack {
     /// Connections sending calls with RPC version 3 as fast as the server takes them (replies read and
     /// dropped): every call is one the server must refuse, and may want to log.
     BadVersion { connections: usize },
+    /// Soft-RDMA peers that each raise every busy counter the server consults before it frees a
+    /// registration of its own, then send a WRITE whose 8 bytes the server must RDMA-Read (a Read
+    /// chunk); each keeps its connection until the server drops it, then connects again. Needs the
+    /// server's RDMA listener.
+    RdmaBusyCounters { connections: usize },
 }
 
 impl Attack {
@@ -35,6 +43,7 @@ impl Attack {
             Attack::Idle { .. } => "idle",
             Attack::UnreadReplies { .. } => "unread-replies",
             Attack::BadVersion { .. } => "bad-version",
+            Attack::RdmaBusyCounters { .. } => "rdma-busy-counters",
         }
     }
 
@@ -45,22 +54,44 @@ impl Attack {
             "idle" => Attack::Idle { connections },
             "unread-replies" => Attack::UnreadReplies { connections },
             "bad-version" => Attack::BadVersion { connections },
+            "rdma-busy-counters" => Attack::RdmaBusyCounters { connections },
             _ => return None,
         })
     }
 
     /// Every attack's name.
-    pub const NAMES: [&'static str; 4] = ["trickle", "idle", "unread-replies", "bad-version"];
+    pub const NAMES: [&'static str; 5] = ["trickle", "idle", "unread-replies", "bad-version", "rdma-busy-counters"];
+
+    /// True for the attacks on the RPC-over-RDMA listener ([`Attack::run_with_rdma`]).
+    pub fn needs_rdma(&self) -> bool {
+        matches!(self, Attack::RdmaBusyCounters { .. })
+    }
 
     /// Runs until `stop` is raised; `Err` only when the attack could not start (e.g. its setup calls
-    /// failed).
+    /// failed, or it needs an RDMA listener: see [`Attack::run_with_rdma`]).
     pub fn run(&self, target: &Target, stop: &AtomicBool) -> Result<AttackReport, RpcFailure> {
+        self.run_with_rdma(target, None, stop)
+    }
+
+    /// As [`Attack::run`], with the server's soft-RDMA listener `rdma` (`nfsbench serve --rdma
+    /// --rdma-provider soft`) for the attacks that need one; the others ignore it.
+    pub fn run_with_rdma(
+        &self,
+        target: &Target,
+        rdma: Option<SocketAddr>,
+        stop: &AtomicBool,
+    ) -> Result<AttackReport, RpcFailure> {
         let tally = Tally::default();
         match *self {
             Attack::Trickle { connections } => hold::run(target.addr, connections, true, stop, &tally),
             Attack::Idle { connections } => hold::run(target.addr, connections, false, stop, &tally),
             Attack::UnreadReplies { connections } => unread::run(target, connections, stop, &tally)?,
             Attack::BadVersion { connections } => bad_version::run(target.addr, connections, stop, &tally),
+            Attack::RdmaBusyCounters { connections } => {
+                let rdma =
+                    rdma.ok_or_else(|| RpcFailure::Rdma(format!("{} needs the server's RDMA listener", self.name())))?;
+                rdma_busy::run(target, rdma, connections, stop, &tally)?
+            }
         }
         Ok(tally.report())
     }

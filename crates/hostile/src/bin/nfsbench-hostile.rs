@@ -1,6 +1,8 @@
-//! `nfsbench-hostile ATTACK --target ADDR:PORT[:/EXPORT] [--connections N] [--seconds S]`: runs one of
-//! the security suite's attacks against a server (only ever one you run yourself), then prints what it
-//! did as one line of JSON. Exit status: 0 the attack ran, 1 it could not start, 2 bad usage.
+//! `nfsbench-hostile ATTACK --target ADDR:PORT [--export PATH] [--rdma ADDR:PORT] [--connections N]
+//! [--seconds S]`: runs one of the security suite's attacks against a server (only ever one you run
+//! yourself), then prints what it did as one line of JSON. The RDMA attacks need `--rdma`, the server's
+//! soft-RDMA listener (`nfsbench serve --rdma --rdma-provider soft`), and run on the server's host.
+//! Exit status: 0 the attack ran, 1 it could not start, 2 bad usage.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -13,7 +15,7 @@ use hostile::{Attack, Target};
 #[derive(Parser, Debug)]
 #[command(name = "nfsbench-hostile", about = "Hostile NFS clients for testing a server you run")]
 struct Args {
-    /// trickle | idle | unread-replies | bad-version
+    /// trickle | idle | unread-replies | bad-version | rdma-busy-counters
     attack: String,
     /// The server's NFS and MOUNT port
     #[arg(long)]
@@ -21,6 +23,9 @@ struct Args {
     /// The export the attacks that need a file mount
     #[arg(long, default_value = "/export")]
     export: String,
+    /// The server's soft-RDMA listener, for the RDMA attacks
+    #[arg(long, value_name = "ADDR:PORT")]
+    rdma: Option<SocketAddr>,
     /// Connections the attack holds or floods on
     #[arg(long, default_value_t = 16)]
     connections: usize,
@@ -35,6 +40,10 @@ fn main() -> ExitCode {
         eprintln!("nfsbench-hostile: unknown attack {:?} (one of {})", args.attack, Attack::NAMES.join(", "));
         return ExitCode::from(2);
     };
+    if attack.needs_rdma() && args.rdma.is_none() {
+        eprintln!("nfsbench-hostile: {} needs --rdma ADDR:PORT (the server's soft-RDMA listener)", attack.name());
+        return ExitCode::from(2);
+    }
     let Ok(seconds) = Duration::try_from_secs_f64(args.seconds) else {
         eprintln!("nfsbench-hostile: --seconds {} is not a duration", args.seconds);
         return ExitCode::from(2);
@@ -46,7 +55,7 @@ fn main() -> ExitCode {
             std::thread::sleep(seconds);
             stop.store(true, Ordering::Relaxed);
         });
-        attack.run(&target, &stop)
+        attack.run_with_rdma(&target, args.rdma, &stop)
     });
     match result {
         Ok(r) => {

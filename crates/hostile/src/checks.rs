@@ -1,7 +1,10 @@
 //! One-shot checks of rules the server must keep whatever its clients do.
 
-use nfs3_proto::Sattr3;
+use std::net::{IpAddr, SocketAddr};
 
+use nfs3_proto::{FileHandle3, NfsStat3, Sattr3};
+
+use crate::rdma::RdmaRequester;
 use crate::rpc::{RawClient, RpcFailure, Target};
 
 /// An unprivileged owner of this uid/gid writes to its own privileged file.
@@ -42,6 +45,39 @@ pub fn write_by_owner_of_setid_file(target: &Target, name: &str, mode: u32) -> R
     owner.write(&fh, 0, &[0x5a; 4096])?;
     let after = root.getattr(&fh)?.mode & 0o7777;
     Ok(ModeChange { before, after })
+}
+
+/// What a soft-RDMA listener did with a client claiming an address it does not have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClaimOutcome {
+    /// The connection was refused, with the listener's reason when it gave one.
+    Refused { reason: Option<String> },
+    /// The connection was accepted; the status of a GETATTR of the handle asked about.
+    Accepted { getattr: NfsStat3 },
+}
+
+/// Connects to the soft-RDMA listener `rdma` claiming in the Hello to have dialed `claimed` (say
+/// 10.9.9.9, an address no process of this host has), and, when accepted, asks GETATTR of `fh` (an
+/// export's root handle, e.g. from MOUNT): an export whose `clients` admit only `claimed` must not
+/// answer NFS3_OK.
+pub fn claimed_address(rdma: SocketAddr, claimed: IpAddr, fh: &FileHandle3) -> Result<ClaimOutcome, RpcFailure> {
+    rdma_runtime()?.block_on(async {
+        match RdmaRequester::connect_claiming(rdma, claimed).await {
+            Err(RpcFailure::RdmaRefused { reason, .. }) => Ok(ClaimOutcome::Refused { reason }),
+            Err(err) => Err(err),
+            Ok(mut liar) => Ok(ClaimOutcome::Accepted { getattr: liar.getattr_status(fh).await? }),
+        }
+    })
+}
+
+/// The status of a GETATTR of `fh` asked over RPC-over-RDMA by an honest local client of the soft-RDMA
+/// listener `rdma` (known by the address it dialed, e.g. 127.0.0.1).
+pub fn getattr_over_rdma(rdma: SocketAddr, fh: &FileHandle3) -> Result<NfsStat3, RpcFailure> {
+    rdma_runtime()?.block_on(async { RdmaRequester::connect(rdma).await?.getattr_status(fh).await })
+}
+
+fn rdma_runtime() -> Result<tokio::runtime::Runtime, RpcFailure> {
+    Ok(tokio::runtime::Builder::new_current_thread().enable_all().build()?)
 }
 
 #[cfg(test)]

@@ -14,7 +14,8 @@
 //!   a flood of calls with a bad RPC version, and soft-RDMA peers holding every busy counter while
 //!   the server RDMA-Reads a WRITE's data (each reconnecting once the server drops it).
 //! - [`checks`]: one-shot checks of the server's rules: set-user-ID and set-group-ID cleared by a
-//!   write of an unprivileged owner.
+//!   write of an unprivileged owner; a soft-RDMA client claiming an address it does not have is
+//!   refused, or at least not served under that address's export rules.
 //! - [`proc_stat`]: a process's resident memory, read from `/proc`.
 //!
 //! The `nfsbench-hostile` binary runs any attack from the command line (the soak rotates the TCP ones).

@@ -35,6 +35,18 @@ use crate::{CallMode, RecordHandler};
 /// Reads per wake-up before replies are written and other tasks get a turn.
 const READS_PER_WAKE: usize = 4;
 
+/// Calls the RPC layer may refuse per connection in a [`REFUSAL_WINDOW`] before the connection is
+/// throttled: far more than a misconfigured client sends before it gives up, far fewer than a flood.
+const REFUSALS_PER_WINDOW: u32 = 1000;
+const REFUSAL_WINDOW: std::time::Duration = std::time::Duration::from_secs(1);
+/// How long a throttled connection is left unread before its next turn. Its sends then stall in TCP
+/// flow control, so the flood costs neither the server nor the machine's other clients CPU.
+const REFUSAL_PAUSE: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Calls a connection starts before it lets the other connections of its thread have a turn: deeper
+/// than a good client's pipeline (fio's usual iodepths), so only a flood ever waits for its next turn.
+const CALLS_PER_TURN: usize = 64;
+
 /// A call executing off the connection's task: its record (to recycle) and its reply.
 type Done = (Vec<u8>, Option<Reply>);
 
@@ -83,6 +95,11 @@ pub(crate) struct Connection<H: RecordHandler> {
     /// Replies in the write queue.
     queued_replies: usize,
     eof: bool,
+    /// Calls started since this connection last gave the other connections a turn.
+    turn_calls: usize,
+    /// Calls the RPC layer refused since `refusal_window` began.
+    refusals: u32,
+    refusal_window: Instant,
     stats: Arc<TransportStats>,
     tally: LocalTally,
     /// Bytes charged to the server-wide budget, and the highest server-wide total this connection saw.
@@ -138,6 +155,9 @@ impl<H: RecordHandler> Connection<H> {
             pending_bytes: 0,
             queued_replies: 0,
             eof: false,
+            turn_calls: 0,
+            refusals: 0,
+            refusal_window: Instant::now(),
             stats,
             tally: LocalTally::default(),
             charged: 0,
@@ -203,10 +223,20 @@ impl<H: RecordHandler> Connection<H> {
         let mut deadline = Instant::now() + self.limits.shutdown_grace;
         let mut paused = false;
         loop {
-            // A socket that is always readable never makes `readable()` wait, and Tokio's readiness
-            // futures take nothing from the task's budget: without this, a peer flooding faster than
-            // the server answers keeps a one-thread runtime from ever accepting another connection.
-            tokio::task::coop::consume_budget().await;
+            // Connections share a network thread: one that ran its turn of calls lets the others run
+            // theirs (a peer pipelining thousands of cheap calls would otherwise answer all of them
+            // before a good client's one). And a socket that is always readable never makes
+            // `readable()` wait, while Tokio's readiness futures take nothing from the task's budget:
+            // without the budget a flooding peer keeps a one-thread runtime from accepting anyone.
+            if self.refusals > REFUSALS_PER_WINDOW {
+                self.throttle_refusals().await;
+            }
+            if self.turn_calls >= CALLS_PER_TURN {
+                self.turn_calls = 0;
+                tokio::task::yield_now().await;
+            } else {
+                tokio::task::coop::consume_budget().await;
+            }
             if !closing {
                 self.admit();
             }
@@ -406,10 +436,11 @@ impl<H: RecordHandler> Connection<H> {
 
     /// Starts every complete call the caps allow.
     fn admit(&mut self) {
-        while self.has_room() {
+        while self.has_room() && self.turn_calls < CALLS_PER_TURN {
             let Some(record) = self.decoder.pop() else {
                 return;
             };
+            self.turn_calls += 1;
             self.tally.calls += 1;
             self.records_admitted += 1;
             if !self.served {
@@ -459,10 +490,28 @@ impl<H: RecordHandler> Connection<H> {
         }
     }
 
+    /// A peer whose calls the RPC layer keeps refusing (bad RPC version, credentials, program,
+    /// garbage) is not a client doing work: past [`REFUSALS_PER_WINDOW`] in a window it gets one turn
+    /// per [`REFUSAL_PAUSE`]. RFC 5531 still gets its answer to each call; only the pace changes.
+    async fn throttle_refusals(&mut self) {
+        let now = Instant::now();
+        if now.duration_since(self.refusal_window) >= REFUSAL_WINDOW {
+            self.refusal_window = now;
+            self.refusals = 0;
+            return;
+        }
+        self.stats.refusal_throttles.fetch_add(1, Relaxed);
+        tracing::info!(peer = %self.info.peer, "throttling a connection whose calls the RPC layer refuses");
+        tokio::time::sleep(REFUSAL_PAUSE).await;
+    }
+
     fn enqueue(&mut self, reply: Option<Reply>) {
         let Some(reply) = reply else {
             return; // Not an answerable call: nothing is owed.
         };
+        if reply.is_rpc_refusal() {
+            self.refusals = self.refusals.saturating_add(1);
+        }
         match self.queue.push(reply) {
             Ok(_) => self.queued_replies += 1,
             Err(too_large) => {

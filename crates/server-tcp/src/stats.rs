@@ -21,6 +21,7 @@ pub struct TransportStats {
     pub(crate) bytes_in: AtomicU64,
     pub(crate) bytes_out: AtomicU64,
     pub(crate) read_pauses: AtomicU64,
+    pub(crate) refusal_throttles: AtomicU64,
     pub(crate) peak_in_flight_requests: AtomicUsize,
     pub(crate) peak_in_flight_bytes: AtomicUsize,
     /// The server-wide budget's counter: what every connection holds, settled per batch.
@@ -55,6 +56,8 @@ pub struct TransportSnapshot {
     pub bytes_out: u64,
     /// Times a connection stopped reading because it reached a cap.
     pub read_pauses: u64,
+    /// Pauses imposed on connections whose calls the RPC layer kept refusing (a flood of garbage).
+    pub refusal_throttles: u64,
     /// Most calls / bytes any one connection had in flight at once.
     pub peak_in_flight_requests: usize,
     pub peak_in_flight_bytes: usize,
@@ -81,6 +84,7 @@ impl TransportStats {
             bytes_in: self.bytes_in.load(Relaxed),
             bytes_out: self.bytes_out.load(Relaxed),
             read_pauses: self.read_pauses.load(Relaxed),
+            refusal_throttles: self.refusal_throttles.load(Relaxed),
             peak_in_flight_requests: self.peak_in_flight_requests.load(Relaxed),
             peak_in_flight_bytes: self.peak_in_flight_bytes.load(Relaxed),
             server_in_flight_bytes: self.server_in_flight_bytes.load(Relaxed),
@@ -107,13 +111,14 @@ impl fmt::Display for TransportSnapshot {
         )?;
         write!(
             f,
-            "tcp: calls {} replies {} bytes-in {} bytes-out {} read-pauses {} peak-in-flight {} calls / {} bytes \
-             server-in-flight {} bytes (peak {})",
+            "tcp: calls {} replies {} bytes-in {} bytes-out {} read-pauses {} refusal-throttles {} peak-in-flight \
+             {} calls / {} bytes server-in-flight {} bytes (peak {})",
             self.calls,
             self.replies,
             self.bytes_in,
             self.bytes_out,
             self.read_pauses,
+            self.refusal_throttles,
             self.peak_in_flight_requests,
             self.peak_in_flight_bytes,
             self.server_in_flight_bytes,
@@ -199,6 +204,7 @@ mod tests {
             "closed-write-stall",
             "bytes-in",
             "read-pauses",
+            "refusal-throttles",
             "peak-in-flight",
             "server-in-flight",
         ] {

@@ -282,12 +282,16 @@ async fn a_peer_that_reads_no_replies_is_closed_after_the_write_stall_timeout() 
 /// A server on a one-thread runtime of its own (as `nfsbench serve` runs by default), in its own thread
 /// so that a server that starves its runtime cannot starve the test.
 fn isolated_server(limits: ConnectionLimits) -> SocketAddr {
+    isolated_server_with_stats(limits).0
+}
+
+fn isolated_server_with_stats(limits: ConnectionLimits) -> (SocketAddr, std::sync::Arc<TransportStats>) {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
         runtime.block_on(async {
             let running = Running::start(TestProgram::new(false), limits).await;
-            tx.send(running.addr).expect("send addr");
+            tx.send((running.addr, running.stats.clone())).expect("send addr");
             std::future::pending::<()>().await;
         });
     });
@@ -328,4 +332,44 @@ fn a_peer_flooding_faster_than_the_server_answers_does_not_starve_new_connection
     let _ = writer.join();
     assert!(answered, "a new connection got no reply within 5 s beside the flood");
     assert!(started.elapsed() < Duration::from_secs(2), "a new connection waited {:?}", started.elapsed());
+}
+
+#[test]
+fn a_connection_whose_calls_are_all_refused_is_throttled_and_costs_little() {
+    use std::io::{Read, Write};
+    let (addr, stats) = isolated_server_with_stats(ConnectionLimits::default());
+    // Procedure 99 of the test program does not exist: every call is answered PROC_UNAVAIL.
+    const UNKNOWN_PROC: u32 = 99;
+    let flood = std::net::TcpStream::connect(addr).expect("connect");
+    flood.set_write_timeout(Some(Duration::from_millis(100))).expect("timeout");
+    let mut reader = flood.try_clone().expect("clone");
+    let batch: Vec<u8> = (0..256).flat_map(|i| framed_call(i, UNKNOWN_PROC, &[])).collect();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (mut flood, stop) = (flood, stop.clone());
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                match flood.write(&batch) {
+                    Ok(_) => {}
+                    Err(e)
+                        if e.kind() == std::io::ErrorKind::WouldBlock || e.kind() == std::io::ErrorKind::TimedOut => {}
+                    Err(_) => return,
+                }
+            }
+        })
+    };
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 1 << 16];
+        while reader.read(&mut buf).is_ok_and(|n| n > 0) {}
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let before = stats.snapshot().calls;
+    std::thread::sleep(Duration::from_secs(2));
+    let during = stats.snapshot().calls - before;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let _ = writer.join();
+    let snap = stats.snapshot();
+    assert!(snap.refusal_throttles > 0, "the flood was never throttled: {snap}");
+    // At most a window's allowance a second plus one turn per pause: about 2,300 calls a second.
+    assert!(during < 10_000, "the server took {during} refused calls in 2 s");
 }

@@ -5,7 +5,7 @@ SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 FUZZ_SECONDS ?= 10
 
-.PHONY: run test deps deps-test build lint unit fuzz-smoke interop bench
+.PHONY: run test deps deps-test build lint unit hostile soak fuzz-smoke interop bench
 
 # The main job: `nfsbench compare` with its default plan — the embedded RAM server on loopback, TCP,
 # TCP nconnect=4, RDMA and RDMA over 2 queue pairs × the studies' four workloads × 3 repetitions (the soft
@@ -14,7 +14,7 @@ COMPARE_OUT ?= nfsbench-compare
 run: deps build
 	target/release/nfsbench compare --out $(COMPARE_OUT) $(COMPARE_ARGS)
 
-test: deps-test lint unit fuzz-smoke interop
+test: deps-test lint unit hostile fuzz-smoke interop
 	@echo "make test: all checks passed"
 
 deps:
@@ -32,6 +32,15 @@ lint:
 
 unit:
 	cargo test --workspace --locked
+
+# The hostile-client suite: `nfsbench serve` under each attack of crates/hostile with a good client
+# beside it (release build: it judges the good client's IOPS and p99 against its undisturbed figures).
+hostile:
+	cargo test --release --locked -p nfsbench --test hostile --test hostile_rdma -- --test-threads=1
+
+# Ten minutes of the studies' four workloads from 8 clients while the attacks run in rotation.
+soak:
+	scripts/soak.sh
 
 fuzz-smoke:
 	scripts/fuzz-smoke.sh $(FUZZ_SECONDS)

@@ -14,6 +14,19 @@ pub fn nfsbench() -> Command {
     cmd
 }
 
+/// The binary `serve` starts: the built one, or `NFSBENCH_SERVE_BIN` when set (to run a test's server
+/// side against another build, e.g. the hostile suite against an older release).
+pub fn server_binary() -> Command {
+    match std::env::var_os("NFSBENCH_SERVE_BIN") {
+        Some(bin) => {
+            let mut cmd = Command::new(bin);
+            cmd.env_remove("RUST_LOG");
+            cmd
+        }
+        None => nfsbench(),
+    }
+}
+
 /// What a finished command wrote on stderr.
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -35,7 +48,7 @@ pub fn serve(
     stdout: impl Into<Stdio>,
     stderr: impl Into<Stdio>,
 ) -> (Child, Vec<SocketAddr>) {
-    let mut child = nfsbench()
+    let mut child = server_binary()
         .arg("serve")
         .args(args)
         .arg("--ready-file")

@@ -56,7 +56,8 @@ pub async fn prepare_file(
     let mut written = 0;
     if request.fill && attr.size < end {
         let from = fill_start(attr.size, request.region, request.verifier.map_or(1, |v| v.interval()));
-        written = fill(client, &fh, &request.name, from, end, request.verifier, seed).await?;
+        let fill = Fill { client, fh: &fh, name: &request.name, from, end, verifier: request.verifier, seed };
+        written = fill.run().await?;
     }
     Ok((PreparedFile { name: request.name.clone(), fh, region: request.region }, written))
 }
@@ -74,82 +75,81 @@ fn fill_start(size: u64, region: Region, unit: u64) -> u64 {
 /// write verifier and costs one more pass.
 const MAX_LAYOUT_PASSES: u32 = 4;
 
-/// Write `[from, end)` and COMMIT it; when the write verifier changes before the COMMIT confirms it
-/// (RFC 1813 §3.3.7, §3.3.21: the server restarted and may have lost unstable data), write the range
-/// again, as the Linux client re-sends uncommitted pages. The data is a function of the offset and the
-/// seed, so a second pass writes the same bytes.
-async fn fill(
-    client: &NfsClient,
-    fh: &FileHandle,
-    name: &str,
+/// One range of a file to lay out: `[from, end)`, verify units from `verifier`, data from `seed`.
+#[derive(Clone, Copy)]
+struct Fill<'a> {
+    client: &'a NfsClient,
+    fh: &'a FileHandle,
+    name: &'a str,
     from: u64,
     end: u64,
     verifier: Option<Verifier>,
     seed: u64,
-) -> Result<u64, EngineError> {
-    let mut written = 0;
-    for pass in 1..=MAX_LAYOUT_PASSES {
-        let (bytes, stable) = fill_once(client, fh, name, from, end, verifier, seed).await?;
-        written += bytes;
-        if stable {
-            return Ok(written);
-        }
-        tracing::warn!(
-            file = name,
-            pass,
-            "the server's write verifier changed during layout (a restart): writing again"
-        );
-    }
-    Err(EngineError::VerifierChanged { name: name.to_string() })
 }
 
-/// One pass of [`fill`]: the bytes written and whether one write verifier held from the first WRITE to
-/// the COMMIT.
-async fn fill_once(
-    client: &NfsClient,
-    fh: &FileHandle,
-    name: &str,
-    from: u64,
-    end: u64,
-    verifier: Option<Verifier>,
-    seed: u64,
-) -> Result<(u64, bool), EngineError> {
-    let unit = verifier.map_or(4096, |v| v.interval());
-    let chunk = (u64::from(client.wsize()) / unit * unit).max(unit);
-    let filler = Bytes::from(crate::buffers::random_bytes(chunk as usize, seed));
-    let mut in_flight = FuturesUnordered::new();
-    let mut offset = from;
-    let mut written = 0;
-    let mut write_verifier = None;
-    let mut stable = true;
-    while offset < end || !in_flight.is_empty() {
-        while offset < end && in_flight.len() < LAYOUT_DEPTH {
-            let len = chunk.min(end - offset);
-            let data = match verifier {
-                Some(v) => {
-                    let mut buf = vec![0u8; len as usize];
-                    v.fill(&mut buf, offset, seed ^ offset);
-                    Bytes::from(buf)
-                }
-                None => filler.slice(..len as usize),
-            };
-            let pending = client.submit_write(fh, offset, data, StableHow::Unstable);
-            in_flight.push(async move { (offset, len, pending.await) });
-            offset += len;
-        }
-        if let Some((at, asked, reply)) = in_flight.next().await {
-            let reply = reply.map_err(|e| EngineError::file(name, e))?;
-            if u64::from(reply.count) < asked {
-                let (name, written) = (name.to_string(), u64::from(reply.count));
-                return Err(EngineError::ShortWrite { name, offset: at, asked, written });
+impl Fill<'_> {
+    /// Writes the range and COMMITs it; when the write verifier changes before the COMMIT confirms it
+    /// (RFC 1813 §3.3.7, §3.3.21: the server restarted and may have lost unstable data), writes the
+    /// range again, as the Linux client re-sends uncommitted pages. The data is a function of the offset
+    /// and the seed, so a second pass writes the same bytes. Returns the bytes written.
+    async fn run(&self) -> Result<u64, EngineError> {
+        let mut written = 0;
+        for pass in 1..=MAX_LAYOUT_PASSES {
+            let (bytes, stable) = self.pass().await?;
+            written += bytes;
+            if stable {
+                return Ok(written);
             }
-            stable &= *write_verifier.get_or_insert(reply.verifier) == reply.verifier;
-            written += asked;
+            tracing::warn!(
+                file = self.name,
+                pass,
+                "the server's write verifier changed during layout (a restart): writing again"
+            );
         }
+        Err(EngineError::VerifierChanged { name: self.name.to_string() })
     }
-    let committed = client.commit(fh, 0, 0).await.map_err(|e| EngineError::file(name, e))?;
-    stable &= write_verifier.is_none_or(|v| v == committed);
-    Ok((written, stable))
+
+    /// One pass: the bytes written and whether one write verifier held from the first WRITE to the
+    /// COMMIT.
+    async fn pass(&self) -> Result<(u64, bool), EngineError> {
+        let Fill { client, fh, name, from, end, verifier, seed } = *self;
+        let unit = verifier.map_or(4096, |v| v.interval());
+        let chunk = (u64::from(client.wsize()) / unit * unit).max(unit);
+        let filler = Bytes::from(crate::buffers::random_bytes(chunk as usize, seed));
+        let mut in_flight = FuturesUnordered::new();
+        let mut offset = from;
+        let mut written = 0;
+        let mut write_verifier = None;
+        let mut stable = true;
+        while offset < end || !in_flight.is_empty() {
+            while offset < end && in_flight.len() < LAYOUT_DEPTH {
+                let len = chunk.min(end - offset);
+                let data = match verifier {
+                    Some(v) => {
+                        let mut buf = vec![0u8; len as usize];
+                        v.fill(&mut buf, offset, seed ^ offset);
+                        Bytes::from(buf)
+                    }
+                    None => filler.slice(..len as usize),
+                };
+                let pending = client.submit_write(fh, offset, data, StableHow::Unstable);
+                in_flight.push(async move { (offset, len, pending.await) });
+                offset += len;
+            }
+            if let Some((at, asked, reply)) = in_flight.next().await {
+                let reply = reply.map_err(|e| EngineError::file(name, e))?;
+                if u64::from(reply.count) < asked {
+                    let (name, written) = (name.to_string(), u64::from(reply.count));
+                    return Err(EngineError::ShortWrite { name, offset: at, asked, written });
+                }
+                stable &= *write_verifier.get_or_insert(reply.verifier) == reply.verifier;
+                written += asked;
+            }
+        }
+        let committed = client.commit(fh, 0, 0).await.map_err(|e| EngineError::file(name, e))?;
+        stable &= write_verifier.is_none_or(|v| v == committed);
+        Ok((written, stable))
+    }
 }
 
 #[cfg(test)]

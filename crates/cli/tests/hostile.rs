@@ -1,7 +1,7 @@
 //! The hostile-client suite: `nfsbench serve` attacked the way a careless or hostile peer can, each
 //! attack with a good client beside it. For every case the good client (`nfsbench run`, 4 KiB random
 //! reads at iodepth 8) runs once undisturbed and once under the attack, on the same server; under
-//! attack it must keep [`MIN_IOPS_SHARE`] of its IOPS and its p99 within [`MAX_P99_FACTOR`], a new client
+//! attack it must keep 0.8× its IOPS and its p99 within 3× (`hostile_support`), a new client
 //! must still mount, and the server's memory stay under its configured bound.
 //!
 //! The attacks themselves are the `hostile` crate's raw-socket clients. The cases that judge the good
@@ -11,28 +11,20 @@
 //! not root.
 
 mod cli_support;
+mod hostile_support;
 
 use std::fs::File;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Output};
+use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use cli_support::{nfsbench, scratch, serve, stderr};
 use hostile::checks::{write_by_owner_of_setid_file, ModeChange};
 use hostile::proc_stat::rss_bytes;
-use hostile::{Attack, AttackReport, RawClient, Target};
-
-/// Under attack the good client keeps at least this share of its undisturbed IOPS.
-const MIN_IOPS_SHARE: f64 = 0.8;
-/// Under attack the good client's p99 completion latency stays within this factor of undisturbed.
-const MAX_P99_FACTOR: f64 = 3.0;
-/// How long each measurement of the good client runs.
-const GOOD_RUNTIME: &str = "--runtime=3";
-/// How long an attack runs before the good client is measured beside it (connections opened, queues
-/// filled).
-const ATTACK_RAMP: Duration = Duration::from_secs(2);
+use hostile::{Attack, AttackReport, Target};
+use hostile_support::{assert_good_client_unharmed, good_client, new_client_mounts, Good, ATTACK_RAMP};
 
 /// `nfsbench serve` on a free loopback port with a config file, its stderr kept in a file.
 struct Server {
@@ -74,28 +66,8 @@ impl Server {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    /// The good client: 4 KiB random reads at iodepth 8 for a few seconds.
     fn good_client(&self) -> Good {
-        let out = nfsbench()
-            .args(["run", "--name=good", "--rw=randread", "--bs=4k", "--iodepth=8", "--size=16m", "--time_based"])
-            .args([GOOD_RUNTIME, "--output-format=json", "--filename=good"])
-            .args(["--target", "127.0.0.1:/export", "-o", &format!("port={0},mountport={0}", self.addr.port())])
-            .output()
-            .expect("nfsbench run");
-        Good::from_output(&out)
-    }
-
-    /// A client that is not yet connected can still mount and be answered.
-    fn new_client_mounts(&self) -> Result<(), String> {
-        let started = Instant::now();
-        let mut client = RawClient::connect(self.addr).map_err(|e| format!("connect: {e}"))?;
-        client.mount("/export").map_err(|e| format!("MOUNT: {e}"))?;
-        client.null().map_err(|e| format!("NULL: {e}"))?;
-        let took = started.elapsed();
-        if took > Duration::from_secs(2) {
-            return Err(format!("mounting took {took:?}"));
-        }
-        Ok(())
+        good_client(self.addr.port())
     }
 }
 
@@ -111,24 +83,6 @@ impl Drop for Server {
 
 fn path(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
-}
-
-/// The good client's figures.
-#[derive(Debug, Clone, Copy)]
-struct Good {
-    iops: f64,
-    p99_us: f64,
-}
-
-impl Good {
-    fn from_output(out: &Output) -> Good {
-        assert!(out.status.success(), "the good client failed: {}", stderr(out));
-        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("fio JSON");
-        let read = &json["jobs"][0]["read"];
-        let iops = read["iops"].as_f64().expect("iops");
-        let p99_ns = read["clat_ns"]["percentile"]["99.000000"].as_f64().expect("p99");
-        Good { iops, p99_us: p99_ns / 1000.0 }
-    }
 }
 
 /// What the good client saw beside an attack, and what the attack did.
@@ -150,7 +104,7 @@ fn beside(server: &Server, attack: Attack) -> Beside {
         let attacker = scope.spawn(|| attack.run(&target, &stop));
         std::thread::sleep(ATTACK_RAMP);
         let attacked = server.good_client();
-        let mount = server.new_client_mounts();
+        let mount = new_client_mounts(server.addr);
         let rss = server.rss();
         stop.store(true, Ordering::Relaxed);
         let report = attacker.join().expect("attack thread").expect("the attack started");
@@ -159,33 +113,9 @@ fn beside(server: &Server, attack: Attack) -> Beside {
 }
 
 impl Beside {
-    /// The suite's common judgement: the good client kept its IOPS and p99, a new client mounted.
     fn assert_good_client_unharmed(&self, case: &str) {
-        let (u, a) = (self.undisturbed, self.attacked);
-        eprintln!(
-            "{case}: undisturbed {:.0} IOPS p99 {:.0} µs; under attack {:.0} IOPS ({:.2}×) p99 {:.0} µs ({:.2}×); attack {:?}; server RSS {} MiB",
-            u.iops,
-            u.p99_us,
-            a.iops,
-            a.iops / u.iops,
-            a.p99_us,
-            a.p99_us / u.p99_us,
-            self.report,
-            self.rss >> 20
-        );
-        assert!(self.mount.is_ok(), "{case}: a new client could not mount during the attack: {:?}", self.mount);
-        assert!(
-            a.iops >= MIN_IOPS_SHARE * u.iops,
-            "{case}: the good client fell from {:.0} to {:.0} IOPS",
-            u.iops,
-            a.iops
-        );
-        assert!(
-            a.p99_us <= MAX_P99_FACTOR * u.p99_us.max(50.0),
-            "{case}: the good client's p99 rose from {:.0} µs to {:.0} µs",
-            u.p99_us,
-            a.p99_us
-        );
+        let what = format!("attack {:?}; server RSS {} MiB", self.report, self.rss >> 20);
+        assert_good_client_unharmed(case, self.undisturbed, self.attacked, &self.mount, &what);
     }
 }
 

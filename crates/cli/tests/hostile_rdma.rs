@@ -10,24 +10,19 @@
 //!   served under the export rules of that address.
 
 mod cli_support;
+mod hostile_support;
 
 use std::fs::File;
 use std::net::{IpAddr, SocketAddr};
-use std::process::{Child, Output};
+use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
 
-use cli_support::{nfsbench, scratch, serve, stderr};
+use cli_support::{scratch, serve};
 use hostile::checks::{claimed_address, getattr_over_rdma, ClaimOutcome};
 use hostile::{Attack, RawClient, Target};
+use hostile_support::{assert_good_client_unharmed, good_client, new_client_mounts, Good, ATTACK_RAMP};
 use nfs3_proto::NfsStat3;
 
-/// Under attack the good client keeps at least this share of its undisturbed IOPS.
-const MIN_IOPS_SHARE: f64 = 0.8;
-/// Under attack the good client's p99 completion latency stays within this factor of undisturbed.
-const MAX_P99_FACTOR: f64 = 3.0;
-/// How long an attack runs before the good client is measured beside it.
-const ATTACK_RAMP: Duration = Duration::from_secs(2);
 /// Peers the busy-counter attack runs at once.
 const PEERS: usize = 4;
 
@@ -69,27 +64,13 @@ impl Server {
         Target { addr: self.tcp, export: "/export".into() }
     }
 
-    /// The good client: 4 KiB random reads at iodepth 8 for 3 s, over TCP.
+    /// The good client, over TCP.
     fn good_client(&self) -> Good {
-        let out = nfsbench()
-            .args(["run", "--name=good", "--rw=randread", "--bs=4k", "--iodepth=8", "--size=16m", "--time_based"])
-            .args(["--runtime=3", "--output-format=json", "--filename=good"])
-            .args(["--target", "127.0.0.1:/export", "-o", &format!("port={0},mountport={0}", self.tcp.port())])
-            .output()
-            .expect("nfsbench run");
-        Good::from_output(&out)
+        good_client(self.tcp.port())
     }
 
-    /// A client that is not yet connected can still mount and be answered, within 2 s.
     fn new_client_mounts(&self) -> Result<(), String> {
-        let started = Instant::now();
-        let mut client = RawClient::connect(self.tcp).map_err(|e| format!("connect: {e}"))?;
-        client.mount("/export").map_err(|e| format!("MOUNT: {e}"))?;
-        client.null().map_err(|e| format!("NULL: {e}"))?;
-        match started.elapsed() {
-            took if took > Duration::from_secs(2) => Err(format!("mounting took {took:?}")),
-            _ => Ok(()),
-        }
+        new_client_mounts(self.tcp)
     }
 }
 
@@ -97,24 +78,6 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-    }
-}
-
-/// The good client's figures.
-#[derive(Debug, Clone, Copy)]
-struct Good {
-    iops: f64,
-    p99_us: f64,
-}
-
-impl Good {
-    fn from_output(out: &Output) -> Good {
-        assert!(out.status.success(), "the good client failed: {}", stderr(out));
-        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("fio JSON");
-        let read = &json["jobs"][0]["read"];
-        let iops = read["iops"].as_f64().expect("iops");
-        let p99_ns = read["clat_ns"]["percentile"]["99.000000"].as_f64().expect("p99");
-        Good { iops, p99_us: p99_ns / 1000.0 }
     }
 }
 
@@ -139,25 +102,8 @@ fn soft_rdma_peers_holding_busy_counters_neither_slow_a_good_client_nor_keep_the
         let report = attacker.join().expect("attack thread").expect("the attack started");
         (attacked, mount, rdma_getattr, report)
     });
-    let (u, a) = (undisturbed, attacked);
-    eprintln!(
-        "rdma-busy-counters: undisturbed {:.0} IOPS p99 {:.0} µs; under attack {:.0} IOPS ({:.2}×) p99 {:.0} µs ({:.2}×); attack {report:?}",
-        u.iops,
-        u.p99_us,
-        a.iops,
-        a.iops / u.iops,
-        a.p99_us,
-        a.p99_us / u.p99_us,
-    );
-    assert!(mount.is_ok(), "a new client could not mount during the attack: {mount:?}");
     assert!(matches!(rdma_getattr, Ok(NfsStat3::Ok)), "an honest RDMA client during the attack: {rdma_getattr:?}");
-    assert!(a.iops >= MIN_IOPS_SHARE * u.iops, "the good client fell from {:.0} to {:.0} IOPS", u.iops, a.iops);
-    assert!(
-        a.p99_us <= MAX_P99_FACTOR * u.p99_us.max(50.0),
-        "the good client's p99 rose from {:.0} µs to {:.0} µs",
-        u.p99_us,
-        a.p99_us
-    );
+    assert_good_client_unharmed("rdma-busy-counters", undisturbed, attacked, &mount, &format!("attack {report:?}"));
     // Every peer but those cut short by the stop was dropped by the server.
     assert!(report.closed_by_server >= 1, "the server dropped no hostile peer: {report:?}");
     assert!(report.connected <= report.closed_by_server + PEERS as u64, "peers kept their connections: {report:?}");

@@ -1,0 +1,90 @@
+//! What the hostile-client suite's cases share: the good client, a new client mounting, and the
+//! judgement of the good client's figures under attack against its undisturbed ones.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use hostile::RawClient;
+
+use crate::cli_support::{nfsbench, stderr};
+
+/// Under attack the good client keeps at least this share of its undisturbed IOPS.
+pub const MIN_IOPS_SHARE: f64 = 0.8;
+/// Under attack the good client's p99 completion latency stays within this factor of undisturbed
+/// (of 50 µs at least: below that, loopback's own jitter decides).
+pub const MAX_P99_FACTOR: f64 = 3.0;
+/// How long an attack runs before the good client is measured beside it (connections opened, queues
+/// filled).
+pub const ATTACK_RAMP: Duration = Duration::from_secs(2);
+
+/// The good client's figures.
+#[derive(Debug, Clone, Copy)]
+pub struct Good {
+    pub iops: f64,
+    pub p99_us: f64,
+}
+
+impl Good {
+    fn from_output(out: &Output) -> Good {
+        assert!(out.status.success(), "the good client failed: {}", stderr(out));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("fio JSON");
+        let read = &json["jobs"][0]["read"];
+        let iops = read["iops"].as_f64().expect("iops");
+        let p99_ns = read["clat_ns"]["percentile"]["99.000000"].as_f64().expect("p99");
+        Good { iops, p99_us: p99_ns / 1000.0 }
+    }
+}
+
+/// The good client against the server's TCP port: 4 KiB random reads at iodepth 8 for 3 s.
+pub fn good_client(port: u16) -> Good {
+    let out = nfsbench()
+        .args(["run", "--name=good", "--rw=randread", "--bs=4k", "--iodepth=8", "--size=16m", "--time_based"])
+        .args(["--runtime=3", "--output-format=json", "--filename=good"])
+        .args(["--target", "127.0.0.1:/export", "-o", &format!("port={port},mountport={port}")])
+        .output()
+        .expect("nfsbench run");
+    Good::from_output(&out)
+}
+
+/// A client that is not yet connected can still mount `/export` and be answered, within 2 s.
+pub fn new_client_mounts(addr: SocketAddr) -> Result<(), String> {
+    let started = Instant::now();
+    let mut client = RawClient::connect(addr).map_err(|e| format!("connect: {e}"))?;
+    client.mount("/export").map_err(|e| format!("MOUNT: {e}"))?;
+    client.null().map_err(|e| format!("NULL: {e}"))?;
+    match started.elapsed() {
+        took if took > Duration::from_secs(2) => Err(format!("mounting took {took:?}")),
+        _ => Ok(()),
+    }
+}
+
+/// The suite's common judgement: a new client mounted during the attack, and the good client kept its
+/// IOPS and p99. `what` (the attack's own report, the server's memory) is printed beside the figures.
+pub fn assert_good_client_unharmed(
+    case: &str,
+    undisturbed: Good,
+    attacked: Good,
+    mount: &Result<(), String>,
+    what: &str,
+) {
+    let (u, a) = (undisturbed, attacked);
+    eprintln!(
+        "{case}: undisturbed {:.0} IOPS p99 {:.0} µs; under attack {:.0} IOPS ({:.2}×) p99 {:.0} µs ({:.2}×); {what}",
+        u.iops,
+        u.p99_us,
+        a.iops,
+        a.iops / u.iops,
+        a.p99_us,
+        a.p99_us / u.p99_us,
+    );
+    assert!(mount.is_ok(), "{case}: a new client could not mount during the attack: {mount:?}");
+    assert!(a.iops >= MIN_IOPS_SHARE * u.iops, "{case}: the good client fell from {:.0} to {:.0} IOPS", u.iops, a.iops);
+    assert!(
+        a.p99_us <= MAX_P99_FACTOR * u.p99_us.max(50.0),
+        "{case}: the good client's p99 rose from {:.0} µs to {:.0} µs",
+        u.p99_us,
+        a.p99_us
+    );
+}

@@ -1,7 +1,8 @@
 #!/bin/bash
-# The hostile-client soak: `nfsbench serve` (RAM export, TCP) under 8 good clients running the studies'
-# four workloads (jobs/transport-study.fio, verify on) in a loop, while the security suite's attacks run
-# in rotation beside them (nfsbench-hostile: trickle, idle, unread-replies, bad-version). It fails on a
+# The hostile-client soak: `nfsbench serve` (RAM export, TCP and soft RDMA) under 8 good clients (half over
+# TCP, half over RPC-over-RDMA) running the studies' four workloads (jobs/transport-study.fio, verify on)
+# in a loop, while the security suite's attacks run in rotation beside them (nfsbench-hostile: trickle,
+# idle, unread-replies, bad-version, rdma-busy-counters). It fails on a
 # server crash, a client error or verify error, or memory that keeps growing; it prints the server's
 # resident memory over time, each attack's own report and every client pass.
 #
@@ -31,24 +32,31 @@ cat > "$out/serve.toml" <<EOF
 max_server_in_flight_bytes = $budget
 EOF
 port_file="$out/ready"
-"$bin/nfsbench" serve --listen 127.0.0.1:0 --export /export=mem:4GiB --config "$out/serve.toml" \
-  --ready-file "$port_file" > "$out/serve.out" 2> "$out/serve.log" &
+"$bin/nfsbench" serve --listen 127.0.0.1:0 --rdma --rdma-provider soft --rdma-listen 127.0.0.1:0 \
+  --export /export=mem:4GiB --config "$out/serve.toml" --ready-file "$port_file" \
+  > "$out/serve.out" 2> "$out/serve.log" &
 server=$!
 cleanup() { kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; }
 trap cleanup EXIT
 for _ in $(seq 100); do [ -s "$port_file" ] && break; sleep 0.1; done
-addr=$(head -1 "$port_file"); port=${addr##*:}
-echo "soak: server pid $server on $addr, $clients clients, ${seconds}s, attacks ${attack_seconds}s each in rotation"
+addr=$(sed -n 1p "$port_file"); port=${addr##*:}
+rdma=$(sed -n 2p "$port_file"); rdma_port=${rdma##*:}
+echo "soak: server pid $server on $addr (RDMA on $rdma, soft provider standing in for a NIC), $clients clients," \
+  "${seconds}s, attacks ${attack_seconds}s each in rotation"
 
 deadline=$(( $(date +%s) + seconds ))
-# One good client: the four workloads, 10 s each, over and over, each pass in a directory of its own.
+# One good client: the four workloads, 8 s each, over and over; odd clients over TCP, even ones over
+# RPC-over-RDMA.
 client() {
-  local k=$1 pass=0
+  local k=$1 pass=0 options="port=$port,mountport=$port,timeo=50,retrans=5" provider=()
+  if [ $((k % 2)) = 0 ]; then
+    options="proto=rdma,port=$rdma_port,mountport=$port,timeo=50,retrans=5"; provider=(--rdma-provider soft)
+  fi
   while [ "$(date +%s)" -lt "$deadline" ]; do
     pass=$((pass + 1))
     if ! "$bin/nfsbench" run jobs/transport-study.fio --size=64m --numjobs=1 --runtime=8 --ramp_time=0 \
         --verify=crc32c --directory="client$k" --output-format=json --output "$out/client$k-pass$pass.json" \
-        --target 127.0.0.1:/export -o "port=$port,mountport=$port,timeo=50,retrans=5" \
+        "${provider[@]}" --target 127.0.0.1:/export -o "$options" \
         2> "$out/client$k-pass$pass.err"; then
       echo "soak: client $k pass $pass FAILED: $(tail -3 "$out/client$k-pass$pass.err")"
       return 1
@@ -62,15 +70,16 @@ for k in $(seq "$clients"); do client "$k" & pids+=($!); done
 attacks() {
   local n=0
   while [ "$(date +%s)" -lt "$deadline" ]; do
-    for a in trickle idle unread-replies bad-version; do
+    for a in trickle idle unread-replies bad-version rdma-busy-counters; do
       [ "$(date +%s)" -lt "$deadline" ] || return 0
       local conns=64
       [ "$a" = trickle ] && conns=1100
       [ "$a" = idle ] && conns=2000
       [ "$a" = bad-version ] && conns=2
+      [ "$a" = rdma-busy-counters ] && conns=4
       n=$((n + 1))
       echo "soak: attack $n: $a ($conns connections, ${attack_seconds}s): $("$bin/nfsbench-hostile" "$a" \
-        --target "$addr" --connections "$conns" --seconds "$attack_seconds" 2>&1 | tail -1)"
+        --target "$addr" --rdma "$rdma" --connections "$conns" --seconds "$attack_seconds" 2>&1 | tail -1)"
     done
   done
 }
@@ -91,7 +100,8 @@ for p in "${pids[@]}"; do wait "$p" || status=1; done
 wait "$attacker" || true
 kill -0 "$server" 2>/dev/null || { echo "soak: the server DIED"; status=1; }
 passes=$(ls "$out"/client*-pass*.json 2>/dev/null | wc -l)
-verify_errors=$(grep -l 'verify' "$out"/client*-pass*.err 2>/dev/null | wc -l || true)
+# A verify failure is logged as "job 'NAME': verify: ..." (and fails its pass).
+verify_errors=$(grep -l "': verify: " "$out"/client*-pass*.err 2>/dev/null | wc -l || true)
 # Memory flat: the largest RSS of the last third of the run is within 25% (+32 MiB) of the largest of
 # the first third (the RAM export's files are laid out in the first passes).
 read -r first last < <(awk -v n="$(wc -l < "$rss_log")" '

@@ -7,7 +7,7 @@
 //! - [`rpc`]: a blocking raw client — calls framed by hand with any RPC version and any AUTH_SYS
 //!   identity, MOUNT, and the few NFS procedures the attacks and checks need.
 //! - [`rdma`]: an RPC-over-RDMA requester on the software RDMA provider (`rdma-soft`, processes of
-//!   one host), built with its `hostile-peer` hooks: it can raise the busy counters the server
+//!   one host), through its `hostile` hooks: it can raise the busy counters the server
 //!   consults before freeing a registration, and claim in its Hello an address it does not have.
 //! - [`attack`]: the attacks, each run until a stop flag is raised, all through [`attack::Attack`]:
 //!   trickling partial records, idle connections, pipelined 1 MiB READs whose replies are never read,

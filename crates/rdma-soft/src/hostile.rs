@@ -1,6 +1,8 @@
-//! Test hooks (cargo feature `hostile-peer`, for the tests of servers built on this provider): a
+//! Hooks for testing servers built on this provider (nfsbench's hostile-client suite and soak): a
 //! connection that misbehaves the way any local process holding the other side's shared memory can.
-//! A build that serves never enables the feature.
+//! They give nothing a process does not already have — it writes only its own memory, and the address
+//! it claims is checked by the listener — so they are always built (a cargo feature would make the
+//! tests' build of the workspace differ from the release one, and CI build it twice).
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;

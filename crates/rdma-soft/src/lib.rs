@@ -61,7 +61,6 @@ mod channel;
 mod connect;
 mod establish;
 mod handshake;
-#[cfg(feature = "hostile-peer")]
 pub mod hostile;
 mod keytable;
 mod listen;

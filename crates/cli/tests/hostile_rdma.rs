@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use cli_support::{scratch, serve};
 use hostile::checks::{claimed_address, getattr_over_rdma, ClaimOutcome};
 use hostile::{Attack, RawClient, Target};
-use hostile_support::{assert_good_client_unharmed, good_client, new_client_mounts, Good, ATTACK_RAMP};
+use hostile_support::{good_client, judge, judged, new_client_mounts, Good, ATTACK_RAMP};
 use nfs3_proto::NfsStat3;
 
 /// Peers the busy-counter attack runs at once.
@@ -87,23 +87,27 @@ fn soft_rdma_peers_holding_busy_counters_neither_slow_a_good_client_nor_keep_the
     let dir = scratch("rdma-busy");
     let server =
         Server::start(&dir, "serve", "[[exports]]\npath = \"/export\"\nbackend = \"mem:256MiB\"\n", "127.0.0.1:0");
-    let undisturbed = server.good_client();
-    let stop = AtomicBool::new(false);
     let target = server.target();
     let attack = Attack::RdmaBusyCounters { connections: PEERS };
-    let (attacked, mount, rdma_getattr, report) = std::thread::scope(|scope| {
-        let attacker = scope.spawn(|| attack.run_with_rdma(&target, Some(server.rdma), &stop));
-        std::thread::sleep(ATTACK_RAMP);
-        let attacked = server.good_client();
-        let mount = server.new_client_mounts();
-        let mut root = RawClient::connect(server.tcp).expect("connect");
-        let rdma_getattr = getattr_over_rdma(server.rdma, &root.mount("/export").expect("MOUNT"));
-        stop.store(true, Ordering::Relaxed);
-        let report = attacker.join().expect("attack thread").expect("the attack started");
-        (attacked, mount, rdma_getattr, report)
+    let case = "rdma-busy-counters";
+    let (rdma_getattr, report) = judged(case, || {
+        let undisturbed = server.good_client();
+        let stop = AtomicBool::new(false);
+        let (attacked, mount, rdma_getattr, report) = std::thread::scope(|scope| {
+            let attacker = scope.spawn(|| attack.run_with_rdma(&target, Some(server.rdma), &stop));
+            std::thread::sleep(ATTACK_RAMP);
+            let attacked = server.good_client();
+            let mount = server.new_client_mounts();
+            let mut root = RawClient::connect(server.tcp).expect("connect");
+            let rdma_getattr = getattr_over_rdma(server.rdma, &root.mount("/export").expect("MOUNT"));
+            stop.store(true, Ordering::Relaxed);
+            let report = attacker.join().expect("attack thread").expect("the attack started");
+            (attacked, mount, rdma_getattr, report)
+        });
+        let verdict = judge(case, undisturbed, attacked, &mount, &format!("attack {report:?}"));
+        ((rdma_getattr, report), verdict)
     });
     assert!(matches!(rdma_getattr, Ok(NfsStat3::Ok)), "an honest RDMA client during the attack: {rdma_getattr:?}");
-    assert_good_client_unharmed("rdma-busy-counters", undisturbed, attacked, &mount, &format!("attack {report:?}"));
     // Every peer but those cut short by the stop was dropped by the server.
     assert!(report.closed_by_server >= 1, "the server dropped no hostile peer: {report:?}");
     assert!(report.connected <= report.closed_by_server + PEERS as u64, "peers kept their connections: {report:?}");

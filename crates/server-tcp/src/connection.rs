@@ -235,6 +235,9 @@ impl<H: RecordHandler> Connection<H> {
             // before a good client's one). And a socket that is always readable never makes
             // `readable()` wait, while Tokio's readiness futures take nothing from the task's budget:
             // without the budget a flooding peer keeps a one-thread runtime from accepting anyone.
+            // Every await below lets other connections run and judge the server-wide budget: what this
+            // one holds must be counted there first.
+            self.settle();
             if self.refusals > REFUSALS_PER_WINDOW {
                 self.throttle_refusals().await;
             }

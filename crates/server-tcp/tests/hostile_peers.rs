@@ -201,10 +201,12 @@ async fn an_idle_connection_is_closed_after_the_idle_timeout_and_a_busy_one_is_n
 /// still answered. Inline execution (replies counted as made) and the blocking pool (each call counted
 /// at `max_record` until its reply is made).
 async fn unread_replies_stay_within_the_server_wide_budget(blocking: bool) {
-    let (budget, reply_len, max_record, conns) = (2usize << 20, 256u32 << 10, 300usize << 10, 8);
+    // Replies of 1 MiB on 16 connections: each connection's turn on the thread ends after one, so the
+    // connections interleave, and each must have counted what it holds before the next one judges.
+    let (budget, reply_len, max_record, conns) = (8usize << 20, 1u32 << 20, 1100usize << 10, 16);
     let limits = ConnectionLimits { max_server_in_flight_bytes: budget, max_record, ..ConnectionLimits::default() };
     // The per-connection cap alone would let each hold 16 MiB, 128 MiB together.
-    assert!(conns * limits.max_in_flight_bytes > 32 * budget);
+    assert!(conns * limits.max_in_flight_bytes >= 32 * budget);
     let server = Running::start(TestProgram::new(blocking), limits).await;
     let mut greedy_conns = Vec::new();
     for _ in 0..conns {

@@ -28,7 +28,10 @@ P=$(cat "$src/kernel-client-tcp.port")
 [[ $P =~ ^[0-9]+$ ]] || fail "no server port recorded next to the capture"
 log "capture $PCAP: $(stat -c %s "$PCAP") bytes, server port $P"
 
-TS=(tshark -n -r "$PCAP" -d "tcp.port==$P,rpc")
+# A capture made inside the TCG-emulated guest can record a burst of segments out of order (tshark then
+# flags "previous segment not captured" and retransmissions that are not): without out-of-order
+# reassembly tshark drops the RPC record those segments belong to (seen with a 1 MiB WRITE).
+TS=(tshark -n -r "$PCAP" -d "tcp.port==$P,rpc" -o tcp.reassemble_out_of_order:TRUE)
 first() { printf '%s\n' "$1" | sed -n "1,${2}p"; }   # first TEXT N (reads all: no SIGPIPE under pipefail)
 # tshark_fields FILTER FIELD...: one line per matching frame
 tshark_fields() { local f=$1; shift; tmo 120 "${TS[@]}" -Y "$f" -T fields "${@/#/-e}" 2> "$SCEN_DIR/tshark.err"; }

@@ -1,16 +1,13 @@
 //! `nfsbench serve` as users run it: the built binary on a free loopback port, spoken to over TCP.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod cli_support;
 
 use cli_support::{nfsbench, scratch, serve};
-use nfs3_proto::mount::MountRes3;
-use onc_rpc::{frame_record, AuthSysParms, CallHeader, OpaqueAuth, RecordDecoder, RecordLimits, ReplyBody, RpcMessage};
-use onc_rpc::{MAX_FRAGMENT_LEN, MOUNT_PROGRAM, NFS_PROGRAM};
+use hostile::RawClient;
+use onc_rpc::NFS_PROGRAM;
 
 /// Runs `nfsbench serve ARGS` expecting it to exit at once; returns the output.
 fn serve_fails(args: &[&str]) -> Output {
@@ -27,29 +24,6 @@ fn serve_fails(args: &[&str]) -> Output {
     child.wait_with_output().expect("output")
 }
 
-/// One RPC exchange on `stream`: an AUTH_SYS call, the accepted-success reply's results.
-fn call(stream: &mut TcpStream, xid: u32, prog: u32, proc: u32, args: &[u8]) -> Vec<u8> {
-    let mut cred_buf = Vec::new();
-    let cred = AuthSysParms::new(1, b"e2e", 0, 0, &[0]).expect("cred").to_opaque_auth(&mut cred_buf);
-    let mut w = RpcMessage::call(xid, CallHeader::new(prog, 3, proc, cred, OpaqueAuth::NONE)).header_writer(args.len());
-    w.put_raw(args);
-    stream.write_all(&frame_record(&w.to_vec(), MAX_FRAGMENT_LEN as usize)).expect("send");
-    let mut decoder = RecordDecoder::new(RecordLimits::default());
-    let mut buf = [0u8; 4096];
-    let record = loop {
-        if let Some(record) = decoder.pop() {
-            break record;
-        }
-        let n = stream.read(&mut buf).expect("read");
-        assert!(n > 0, "server closed the connection");
-        decoder.push(&buf[..n]).expect("well-formed record");
-    };
-    let (msg, results) = RpcMessage::decode(&record).expect("reply");
-    assert_eq!(msg.xid, xid);
-    assert_eq!(msg.as_reply(), Some(&ReplyBody::success(OpaqueAuth::NONE)));
-    results.to_vec()
-}
-
 #[test]
 fn serves_null_and_mount_then_prints_statistics_on_sigterm() {
     let dir = scratch("e2e");
@@ -58,18 +32,11 @@ fn serves_null_and_mount_then_prints_statistics_on_sigterm() {
     assert_eq!(addrs.len(), 1);
     assert_ne!(addrs[0].port(), 0, "the ready file has the port actually bound");
 
-    let mut stream = TcpStream::connect(addrs[0]).expect("connect");
-    stream.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
-    assert!(call(&mut stream, 1, NFS_PROGRAM, 0, &[]).is_empty(), "NFS NULL has no results");
-    let mut path = Vec::new();
-    path.extend_from_slice(&7u32.to_be_bytes());
-    path.extend_from_slice(b"/export\0");
-    let results = call(&mut stream, 2, MOUNT_PROGRAM, 1, &path);
-    match xdr::decode_exact::<MountRes3>(&results).expect("mountres3") {
-        MountRes3::Ok(ok) => assert!(!ok.fhandle.is_empty()),
-        MountRes3::Fail(e) => panic!("MNT /export: {e:?}"),
-    }
-    drop(stream);
+    let mut client = RawClient::connect(addrs[0]).expect("connect");
+    assert!(client.call(NFS_PROGRAM, 3, 0, &[]).expect("NFS NULL").is_empty(), "NFS NULL has no results");
+    let root = client.mount("/export").unwrap_or_else(|e| panic!("MNT /export: {e}"));
+    assert!(!root.is_empty());
+    drop(client);
 
     let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().expect("kill");
     assert!(status.success());

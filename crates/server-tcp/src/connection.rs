@@ -8,8 +8,10 @@
 //! client's sends stall in TCP flow control instead of growing our buffers.
 //!
 //! What the connection holds is also charged to the server-wide budget (one atomic counter in
-//! [`TransportStats`]), settled once per wake-up and only when it changed: no atomic operation per call
-//! on the inline path, where replies usually leave in the same wake-up. A periodic tick checks the
+//! [`TransportStats`]), settled before every await (other connections judge the budget while this one
+//! waits) and only when it changed: no atomic operation per call on the inline path, where replies
+//! usually leave in the same wake-up. Connections take turns of [`CALLS_PER_TURN`] calls or
+//! [`BYTES_PER_TURN`] of replies, and one whose calls the RPC layer keeps refusing is slowed down. A periodic tick checks the
 //! timeouts ([`Watchdog`]) from counters kept anyway, and the connection publishes its state for
 //! eviction ([`Slot`]) only when that state changes.
 
@@ -362,8 +364,8 @@ impl<H: RecordHandler> Connection<H> {
         total.saturating_add(unsettled) < self.limits.max_server_in_flight_bytes
     }
 
-    /// Brings this connection's share of the server-wide counter up to date: at most one atomic add or
-    /// subtract per wake-up, none when nothing changed (the usual case once replies have left).
+    /// Brings this connection's share of the server-wide counter up to date: one atomic add or
+    /// subtract when it changed, none otherwise (the usual case once replies have left).
     fn settle(&mut self) {
         let now = self.charge();
         let counter = &self.stats.server_in_flight_bytes;

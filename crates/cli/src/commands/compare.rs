@@ -6,7 +6,7 @@
 //! Exit status: 0 success; 1 a run failed (the message names the cell and the server's last words);
 //! 2 bad usage or a bad plan (the message names the key or case).
 
-use super::rdma_flags::open_provider;
+use super::provider::open_provider;
 use compare::plan::{Case, Plan, SweepParameter, SweepSpec};
 use compare::plan_file::{self, Defaults};
 use compare::size::parse_size;

@@ -1,6 +1,7 @@
 pub mod compare;
 pub mod decode;
 pub mod model;
+mod provider;
 mod rdma_flags;
 pub mod run;
 pub mod serve;

@@ -31,7 +31,8 @@ use server_rdma::{RdmaServer, RdmaServerConfig};
 use server_tcp::{Listeners, TcpServer, TransportStats};
 use tokio::signal::unix::{signal, SignalKind};
 
-use super::rdma_flags::{open_provider, parse_credits, parse_inline};
+use super::provider::open_provider;
+use super::rdma_flags::{parse_credits, parse_inline};
 use crate::serve_config::spec::{self, BackendSpec, ExportSpec};
 use crate::serve_config::{ConfigFile, ExportPlan, ServePlan};
 

@@ -222,7 +222,7 @@ async fn mount(args: &RunArgs, spec: &MountSpec, me: &Me) -> Result<NfsClient, E
 /// must say which one carried the I/O. `link`: the long-distance link of `--wan`, which the provider is
 /// to carry.
 fn rdma_config(args: &RunArgs, me: &Me, link: Option<&Arc<wan::Link>>) -> Result<RdmaConfig, ExitCode> {
-    let provider = super::rdma_flags::open_provider(args.rdma_provider).map_err(|message| me.failed(&message))?;
+    let provider = super::provider::open_provider(args.rdma_provider).map_err(|message| me.failed(&message))?;
     let provider = match link {
         Some(link) => super::rdma_flags::over_link(provider, link).map_err(|message| me.usage(&message))?,
         None => provider,

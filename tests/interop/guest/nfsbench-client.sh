@@ -15,7 +15,7 @@
 #   6. nconnect=4, explicit port=2049,mountport=$MOUNTD_PORT: a 20 s time_based 4 KiB randread with
 #      verify over the 64 MiB file; during it `ss -tn` must show exactly 4 connections to port 2049
 #   7. (TCP) `--wan rtt=20ms`: 4 KiB random reads one at a time take the emulated round trip more than
-#      without the link (at least 19 ms more; at most 30 in this software-emulated VM)
+#      without the link (median at least 19 ms more; under 38, i.e. the delay is not applied twice)
 # Throughout: knfsd counts no bad RPC call and no retransmission (reply-cache hit), the kernel logs
 # nothing about NFS/RPC.
 # OUT (shared read-write with the host) receives: STEP.out (normal + JSON output), STEP.err,
@@ -240,17 +240,20 @@ if [ "$PROTO" = tcp ]; then
       --output-format=json --output "$OUT/$name.json" 2> "$OUT/$name.err" || rc=$?
     cat "$OUT/$name.err" >&2
     [ $rc = 0 ] || fail "nfsbench run $* against knfsd: exit status $rc: $(head -n1 "$OUT/$name.err")"
-    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["jobs"][0]["read"]; print("%.2f %d" % (r["clat_ns"]["mean"] / 1e6, r["total_ios"]))' "$OUT/$name.json"
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["jobs"][0]["read"]; print("%.2f %.2f %d" % (r["clat_ns"]["percentile"]["50.000000"] / 1e6, r["clat_ns"]["mean"] / 1e6, r["total_ios"]))' "$OUT/$name.json"
   }
   plain=$(wan_run nowan)
   far=$(wan_run wan --wan rtt=20ms)
-  added=$(awk -v a="${far% *}" -v b="${plain% *}" 'BEGIN {printf "%.2f", a - b}')
-  log "mean completion latency: ${plain% *} ms without a link, ${far% *} ms over --wan rtt=20ms (${far#* } reads): +$added ms"
-  # Every read pays the emulated round trip against the kernel server. Never less; the upper bound is
-  # loose because QEMU's software CPU makes each of the link's timed wake-ups late by up to a millisecond
-  # or two (on the host, crates/wan's tests hold the round trip within 10%).
-  awk -v d="$added" 'BEGIN {exit !(d >= 19.0 && d <= 30.0)}' \
-    || fail "--wan rtt=20ms added $added ms to each 4 KiB read against knfsd (want 20 ms, at most 30 in this VM)"
+  read -r p_med p_mean _ <<< "$plain"; read -r f_med f_mean f_ios <<< "$far"
+  added=$(awk -v a="$f_med" -v b="$p_med" 'BEGIN {printf "%.2f", a - b}')
+  log "completion latency median (mean): $p_med ($p_mean) ms without a link, $f_med ($f_mean) ms over --wan rtt=20ms ($f_ios reads): +$added ms"
+  # Every read pays the emulated round trip against the kernel server: never less. The median, not the
+  # mean: under QEMU's software CPU on a loaded host some of the link's timed wake-ups are late by several
+  # milliseconds (a CI run saw the mean 12.7 ms over), which says nothing about the link. The upper bound
+  # only catches a delay applied twice (40 ms); on the host, crates/wan's tests judge the round trip
+  # against the same run's timer lateness.
+  awk -v d="$added" 'BEGIN {exit !(d >= 19.0 && d < 38.0)}' \
+    || fail "--wan rtt=20ms added $added ms (median) to each 4 KiB read against knfsd (want 20 ms; 38 or more means the delay was applied twice)"
   s_wan=", --wan rtt=20ms: +$added ms per 4k read"
   check_nfsd_clean "after the --wan runs"
 fi

@@ -150,26 +150,7 @@ pub const DEFAULT_BLOCKING_THREADS: usize = 16;
 /// multi-thread one with that many workers; I/O and timers enabled. Calls of backends that may block
 /// run on its blocking pool of at most `blocking_threads` threads (Tokio's default is 512).
 ///
-/// Measured on the 2-core machine (loopback, fio 3.33 `ioengine=nfs` as the client, RAM-disk export,
-/// 4 KiB random reads, `nfsbench serve --workers N`; the machine was shared with other builds, so runs
-/// of one setting vary by ±20 %):
-///
-/// | load                          | 1 worker (current-thread) | 2 workers            |
-/// |-------------------------------|---------------------------|----------------------|
-/// | 1 connection, iodepth 32      | 196k–250k IOPS, 0.5 core  | 154k–250k, 0.5 core  |
-/// | 4 connections, iodepth 8 each | 102k–216k IOPS            | 127k–239k            |
-/// | 1 MiB reads, iodepth 8        | 820–1040 MiB/s            | 760–1380 MiB/s       |
-///
-/// Neither wins beyond the noise; the client (libnfs) is the bottleneck and needs a core of its own,
-/// so one network thread is the default. Per-call execution was measured with this crate's
-/// `loopback_bench` example (a stand-in 4 KiB READ program, pipelined client at depth 32, 1 worker):
-/// inline 884k calls/s, one task per call 628k (245k before completed calls were batched into one
-/// write), blocking pool 86k.
-///
-/// Blocking pool size, directory export (page-cache reads, 4 KiB, iodepth 32, one run each):
-/// 512 threads 69k IOPS at 1.34 cores, 16 threads 87k at 1.24, 8 threads 86k, 4 threads 106k at 1.05,
-/// 2 threads 114k. Fewer threads wake less, but cap how many disk I/Os wait at once: nfsbench's
-/// default ([`DEFAULT_BLOCKING_THREADS`]) keeps 16 in flight for disk-bound runs.
+/// Why one worker and 16 blocking threads are the defaults, as measured: docs/results.md, "The server's threads".
 pub fn runtime(workers: usize, blocking_threads: usize) -> io::Result<tokio::runtime::Runtime> {
     let mut builder = if workers <= 1 {
         tokio::runtime::Builder::new_current_thread()

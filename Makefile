@@ -29,6 +29,7 @@ build:
 lint:
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets --locked -- -D warnings
+	scripts/check-doc-links.sh
 
 unit:
 	cargo test --workspace --locked

@@ -6,12 +6,12 @@
 use crate::cell::ClientSetup;
 use crate::cpu_sampler::{CpuSampler, CLK_TCK};
 use crate::embedded::{EmbeddedConfig, EmbeddedServer};
-use crate::model::Report;
 use crate::plan::{Case, Plan, Workload};
 use crate::progress::PlanProgress;
+use crate::results::Report;
 use crate::summarize::{headline, summarize, Context, Outcome};
 use crate::validate::Unsupported;
-use crate::wire::{measure_wire, WirePaths};
+use crate::wire_baselines::{self, Responders};
 use mount_options::MountSpec;
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
@@ -32,7 +32,7 @@ pub struct Setup {
     /// The opened provider, for the RDMA wire baseline (when a case uses RDMA).
     pub provider: Option<Arc<dyn rdma::Provider>>,
     /// Wire-baseline responders of an external target (`nfsbench serve --baseline-listen` there).
-    pub wire_peer: Option<WirePaths>,
+    pub wire_peer: Option<Responders>,
     /// Open MPI's hostfile for the client processes of workloads with `clients`.
     pub hostfile: Option<PathBuf>,
     pub cpus: usize,
@@ -92,14 +92,14 @@ pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<
 
     let mut notes = Vec::new();
     let wire = if plan.wire {
-        let paths = match &server {
-            Some(s) => Some(WirePaths { tcp: s.baseline_tcp, rdma: s.baseline_rdma }),
+        let responders = match &server {
+            Some(s) => Some(Responders { tcp: s.baseline_tcp, rdma: s.baseline_rdma }),
             None => setup.wire_peer.clone(),
         };
-        match paths {
-            Some(paths) => {
+        match responders {
+            Some(responders) => {
                 progress.start("wire baselines");
-                measure_wire(&paths, &runnable, setup.provider.clone(), wire_time)?
+                wire_baselines::measure(&responders, &runnable, setup.provider.clone(), wire_time)?
             }
             None => {
                 notes.push(

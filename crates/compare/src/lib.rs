@@ -6,8 +6,10 @@
 //!
 //! - [`plan`], [`plan_file`], [`validate`]: what to run (TOML plans, the defaults, checks).
 //! - [`execute`]: running it — [`embedded`] server, one `nfsbench run` child per repetition ([`cell`]),
-//!   the server's CPU sampled ([`cpu_sampler`]), [`wire`] baselines, [`progress`].
-//! - [`measure`], [`stats`], [`summarize`]: from fio JSON to the [`model::Report`].
+//!   the server's CPU sampled ([`cpu_sampler`]), the transports' own figures ([`wire_baselines`]),
+//!   [`progress`].
+//! - [`measure`], [`stats`], [`summarize`]: from fio JSON to the [`results::Report`]; [`prediction`]:
+//!   the closed-form model's figures (crate `model`) beside a round-trip sweep's points.
 //! - [`render`] and [`output`]: the files of a comparison.
 
 pub mod cell;
@@ -16,15 +18,15 @@ pub mod embedded;
 pub mod execute;
 pub mod machine;
 pub mod measure;
-pub mod model;
-pub mod modelled;
 pub mod output;
 pub mod plan;
 pub mod plan_file;
+pub mod prediction;
 pub mod progress;
 pub mod render;
+pub mod results;
 pub mod size;
 pub mod stats;
 pub mod summarize;
 pub mod validate;
-pub mod wire;
+pub mod wire_baselines;

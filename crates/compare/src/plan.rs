@@ -2,7 +2,7 @@
 //! optional scaling sweeps. Built from a TOML file ([`crate::plan_file`]), from the defaults
 //! ([`Plan::default_for`]) and from command-line shorthands; validated before anything runs.
 
-use crate::model::Metric;
+use crate::results::Metric;
 use crate::size::{fio_size, format_size};
 use std::time::Duration;
 use wan::WanSpec;

@@ -37,8 +37,8 @@
 //! cases = ["tcp", "rdma"]  # default: every case
 //! ```
 
-use crate::model::Metric;
 use crate::plan::{metric_for, Case, Plan, SweepParameter, SweepSpec, Workload};
+use crate::results::Metric;
 use crate::size::parse_size;
 use serde::Deserialize;
 use std::collections::BTreeMap;

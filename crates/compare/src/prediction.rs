@@ -7,8 +7,8 @@
 //! measured bandwidth is the LAN ceiling, and its measured mean completion latency, less the queueing
 //! the model itself predicts there, is the per-operation service time.
 
-use crate::model::{Cell, Metric, Modelled};
 use crate::plan::{Case, Plan, Workload};
+use crate::results::{Cell, Metric, Prediction};
 use std::time::Duration;
 
 /// Credits `nfsbench serve` and knfsd grant unless told otherwise.
@@ -19,7 +19,12 @@ const MIN_SERVICE: Duration = Duration::from_micros(10);
 
 /// Predictions for `case`'s points of a round-trip sweep, `(workload, measured cell)` in any order;
 /// `None` for each when the model does not apply (a mixed read/write job, an unknown proto).
-pub fn model_points(plan: &Plan, case: &Case, points: &[(&Workload, &Cell)], metric: Metric) -> Vec<Option<Modelled>> {
+pub fn sweep_predictions(
+    plan: &Plan,
+    case: &Case,
+    points: &[(&Workload, &Cell)],
+    metric: Metric,
+) -> Vec<Option<Prediction>> {
     let lan = points.iter().filter(|(w, _)| w.rtt.is_some()).min_by_key(|(w, _)| w.rtt);
     let Some(input) = lan.and_then(|(w, cell)| lan_input(plan, case, w, cell)) else {
         return vec![None; points.len()];
@@ -35,7 +40,7 @@ pub fn model_points(plan: &Plan, case: &Case, points: &[(&Workload, &Cell)], met
             };
             let measured = crate::summarize::cell_headline(metric, cell).mean;
             let disagreement = model::disagreement(measured, value);
-            Some(Modelled {
+            Some(Prediction {
                 value,
                 limit: out.limit.name().to_string(),
                 explanation: out.explanation.clone(),

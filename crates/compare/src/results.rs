@@ -188,12 +188,12 @@ pub struct SweepPoint {
     pub value: Estimate,
     /// `nfsbench model`'s prediction for this point (round-trip sweeps).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<Modelled>,
+    pub model: Option<Prediction>,
 }
 
 /// What the closed-form model predicts for a sweep point, and how far the measurement is from it.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct Modelled {
+pub struct Prediction {
     /// In the sweep's metric (MB/s or IOPS).
     pub value: f64,
     /// The binding limit ("outstanding I/O", "link rate", "TCP window", ...).

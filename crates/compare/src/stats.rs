@@ -6,7 +6,7 @@
 //!   on ln r_k (ratios are multiplicative) and mapped back: the point is the geometric mean of the r_k.
 //!   When it straddles 1 the verdict is "no difference"; with one repetition there is no interval.
 
-use crate::model::{Estimate, Verdict};
+use crate::results::{Estimate, Verdict};
 
 /// Two-sided 95% quantiles of Student's t for 1..=30 degrees of freedom.
 const T_975: [f64; 30] = [

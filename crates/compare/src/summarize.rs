@@ -2,8 +2,8 @@
 //! baseline case, efficiency against the wire, sweep curves.
 
 use crate::measure::{percentiles_us, RepMeasure, PERCENTILE_POINTS};
-use crate::model::{CaseRow, Cell, Estimate, Metric, Ratio, Report, Sweep, SweepPoint, WireBaseline, WorkloadRow};
 use crate::plan::{Case, Plan, SweepParameter, Workload};
+use crate::results::{CaseRow, Cell, Estimate, Metric, Ratio, Report, Sweep, SweepPoint, WireBaseline, WorkloadRow};
 use crate::stats::{estimate_nonnegative, paired_ratio};
 use crate::validate::Unsupported;
 use std::collections::BTreeMap;
@@ -199,7 +199,7 @@ fn sweeps(plan: &Plan, cells: &[Cell]) -> Vec<Sweep> {
                 .collect();
             let modelled = if spec.parameter == SweepParameter::Rtt {
                 let pairs: Vec<(&Workload, &Cell)> = measured.iter().map(|(_, w, c)| (*w, *c)).collect();
-                crate::modelled::model_points(plan, case, &pairs, base.metric)
+                crate::prediction::sweep_predictions(plan, case, &pairs, base.metric)
             } else {
                 vec![None; measured.len()]
             };

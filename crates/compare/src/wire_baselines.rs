@@ -3,8 +3,8 @@
 //! RDMA Writes over as many queue pairs (ib_write_bw) and a Send ping-pong (ib_send_lat) — against the
 //! responders of `nfsbench serve --baseline-listen` (the `wire-baseline` crate).
 
-use crate::model::WireBaseline;
 use crate::plan::Case;
+use crate::results::WireBaseline;
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -12,7 +12,7 @@ use std::time::Duration;
 
 /// The responders' addresses.
 #[derive(Clone, Debug)]
-pub struct WirePaths {
+pub struct Responders {
     pub tcp: SocketAddr,
     pub rdma: Option<SocketAddr>,
 }
@@ -21,8 +21,8 @@ pub struct WirePaths {
 const PING_BYTES: u32 = 64;
 
 /// Measure every (transport, connections) the cases use; `provider` carries the RDMA ones.
-pub fn measure_wire(
-    paths: &WirePaths,
+pub fn measure(
+    responders: &Responders,
     cases: &[&Case],
     provider: Option<Arc<dyn rdma::Provider>>,
     duration: Duration,
@@ -36,7 +36,7 @@ pub fn measure_wire(
         let mut out = Vec::new();
         for (rdma, connections) in kinds {
             let baseline = if rdma {
-                let (Some(addr), Some(provider)) = (paths.rdma, provider.as_deref()) else {
+                let (Some(addr), Some(provider)) = (responders.rdma, provider.as_deref()) else {
                     continue;
                 };
                 let stream = wire_baseline::rdma_write_bandwidth(provider, addr, connections, duration)
@@ -57,7 +57,7 @@ pub fn measure_wire(
                     round_trip_us: ping.median_us,
                 }
             } else {
-                let addr = paths.tcp;
+                let addr = responders.tcp;
                 let stream = wire_baseline::tcp_stream(addr, connections, duration)
                     .await
                     .map_err(|e| format!("TCP wire baseline against {addr}: {e}"))?;

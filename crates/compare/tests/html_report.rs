@@ -4,9 +4,9 @@
 
 mod html_fixture;
 
-use compare::model::*;
 use compare::render::html::to_html;
 use compare::render::svg::PALETTE;
+use compare::results::*;
 use html_fixture::sample_report;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -252,14 +252,14 @@ fn parse_sweep(text: &str) -> Result<SweepSpec, String> {
     Ok(SweepSpec { parameter, values, workload: workload.to_string(), cases: Vec::new() })
 }
 
-fn parse_wire_peer(text: &str) -> Result<compare::wire::WirePaths, String> {
+fn parse_wire_peer(text: &str) -> Result<compare::wire_baselines::Responders, String> {
     let mut parts = text.split(',');
     let addr = |p: Option<&str>| -> Result<Option<std::net::SocketAddr>, String> {
         p.map(|a| a.trim().parse().map_err(|_| format!("--wire-peer: '{a}' is not ADDR:PORT"))).transpose()
     };
     let tcp = addr(parts.next())?.ok_or("--wire-peer needs TCP_ADDR:PORT")?;
     let rdma = addr(parts.next())?;
-    Ok(compare::wire::WirePaths { tcp, rdma })
+    Ok(compare::wire_baselines::Responders { tcp, rdma })
 }
 
 fn usage(message: &str) -> ExitCode {

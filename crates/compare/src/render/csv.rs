@@ -1,7 +1,7 @@
 //! results.csv (one row per cell, with intervals and the ratio against the baseline) and reps.csv (one
 //! row per repetition, the raw figures).
 
-use crate::model::{Estimate, Report};
+use crate::results::{Estimate, Report};
 use crate::summarize::Outcome;
 
 /// One row per cell.

@@ -1,7 +1,7 @@
 //! Number formatting shared by the text outputs.
 
-use crate::model::{Cell, Estimate, Metric, Ratio, Report, Verdict};
 use crate::plan::Case;
+use crate::results::{Cell, Estimate, Metric, Ratio, Report, Verdict};
 use crate::size::format_size;
 
 /// A figure with sensible digits: 4343, 287.2k, 12.5, 0.083.

@@ -9,7 +9,7 @@ mod charts;
 use super::format::{estimate, io_sizes, number, p99, percent, ratio, rdma_settings};
 use super::html_escape as esc;
 use super::svg::PALETTE;
-use crate::model::{Cell, Report, Verdict};
+use crate::results::{Cell, Report, Verdict};
 use std::fmt::Write;
 
 const STYLE: &str = "*{box-sizing:border-box}\

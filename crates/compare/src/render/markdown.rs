@@ -1,7 +1,7 @@
 //! results.md: the comparison as Markdown, pasteable into a blog post or an issue.
 
 use super::format::{estimate, io_sizes, number, p99, percent, ratio_statement, vs_baseline};
-use crate::model::Report;
+use crate::results::Report;
 use crate::summarize::cell_headline;
 
 /// The whole report in Markdown.

@@ -1,7 +1,7 @@
 //! The terminal summary: one table per workload (cases as rows) and the ratio statements.
 
 use super::format::{estimate, headline, number, p99, percent, ratio_statement, vs_baseline};
-use crate::model::Report;
+use crate::results::Report;
 use crate::summarize::cell_headline;
 
 /// The table and statements as printed after a comparison.

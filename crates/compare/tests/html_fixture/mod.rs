@@ -2,7 +2,7 @@
 //! and a v4.1 case that cannot run, two bandwidth and two IOPS workloads, ratios with every verdict, two
 //! wire baselines and an iodepth sweep — built by hand, as report.json would hold it.
 
-use compare::model::*;
+use compare::results::*;
 
 fn est(mean: f64) -> Estimate {
     Estimate { mean, lo: mean * 0.95, hi: mean * 1.05, n: 3 }
@@ -86,7 +86,7 @@ pub fn sample_report() -> Report {
             label: d.to_string(),
             value: est(20_000.0 * f64::from(d).sqrt() * (1.0 + i as f64 * 0.4)),
             // The model's curve beside the measurement, one point far off it.
-            model: Some(compare::model::Modelled {
+            model: Some(compare::results::Prediction {
                 value: 20_000.0 * f64::from(d).sqrt() * (1.0 + i as f64 * 0.4) * if d == 64 { 1.5 } else { 1.05 },
                 limit: "outstanding I/O".into(),
                 explanation: "16 I/Os of 4 KiB in flight over 20 ms".into(),

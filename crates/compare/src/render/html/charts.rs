@@ -2,9 +2,9 @@
 //! against the wire (with the wire baselines), CPU per GB, and scaling sweeps.
 
 use super::{color, esc, find, not_run, ran};
-use crate::model::{Cell, Estimate, Metric, Report, WorkloadRow};
 use crate::render::format::number;
 use crate::render::svg::{bar_chart, line_chart, Bar, BarChart, BarSeries, Line, LineChart, Scale};
+use crate::results::{Cell, Estimate, Metric, Report, WorkloadRow};
 use crate::summarize::cell_headline;
 use std::fmt::Write;
 
@@ -185,7 +185,7 @@ pub(super) fn cpu(s: &mut String, report: &Report) {
 
 /// One line per case that ran of `sweep`'s points that `pick` gives a point for: the measurements, or
 /// (`model`) `nfsbench model`'s curve, dashed and named "CASE model".
-fn sweep_lines(report: &Report, sweep: &crate::model::Sweep, model: bool) -> Vec<Line> {
+fn sweep_lines(report: &Report, sweep: &crate::results::Sweep, model: bool) -> Vec<Line> {
     ran(report)
         .iter()
         .filter_map(|case| {

@@ -5,7 +5,8 @@
 #
 # Runs the named scenarios (default: all, in the order of ALL below), each on its own, and prints per scenario
 # PASS / FAIL / SKIP with the reason and its time; on a failure also the scenario log and the guest's
-# kernel log tail. The last line is always `interop: N passed, N failed, N skipped`. Exit status 0 when
+# kernel log tail, and each failure's line again before the last line, which is always
+# `interop: N passed, N failed, N skipped`. Exit status 0 when
 # nothing failed, 1 otherwise, 2 for bad usage.
 #
 #   -l       list the scenarios and exit
@@ -99,6 +100,7 @@ echo "setup: binary $([ $setup_ok = 1 ] && echo "$NFSBENCH ($(sha256sum "$NFSBEN
 # --- the scenarios --------------------------------------------------------------------------------
 passed=0 failed=0 skipped=0
 declare -A VERDICT TIME
+FAILURES=()
 print_log() { # the scenario log (long ones: head and tail), then the guest kernel log tail if any
   local d=$1 n
   n=$(wc -l < "$d/log")
@@ -154,7 +156,9 @@ for s in "${wanted[@]}"; do
     "$SKIP_STATUS") skipped=$((skipped + 1)); VERDICT[$s]=SKIP
        printf 'SKIP  %-38s %7s s  %s\n' "$s" "$secs" "${reason:-no reason given}" ;;
     *) failed=$((failed + 1)); VERDICT[$s]=FAIL
-       printf 'FAIL  %-38s %7s s  %s\n' "$s" "$secs" "${reason:-exit status $rc, no reason given (see the log)}"
+       line=$(printf 'FAIL  %-38s %7s s  %s' "$s" "$secs" "${reason:-exit status $rc, no reason given (see the log)}")
+       FAILURES+=("$line")
+       echo "$line"
        print_log "$d" "$s" ;;
   esac
 done
@@ -162,5 +166,7 @@ done
 {
   for s in "${wanted[@]}"; do printf '%s %s %s\n' "$s" "${VERDICT[$s]}" "${TIME[$s]}"; done
 } > "$OUT/results.txt"
+# The failures again, last, so that a reader of the output's tail (CI keeps only parts) sees each reason.
+[ $failed = 0 ] || { echo "---- failed scenarios ----"; printf '%s\n' "${FAILURES[@]}"; }
 echo "interop: $passed passed, $failed failed, $skipped skipped"
 [ $failed = 0 ]

@@ -5,10 +5,10 @@
 
 use crate::measure::{from_fio_json, RepMeasure};
 use crate::plan::{Case, Workload};
+use mount_options::LinkSpec;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
-use wan::WanSpec;
 
 /// Where and how the client runs.
 #[derive(Clone, Debug)]
@@ -37,7 +37,7 @@ impl ClientSetup {
     }
 
     /// The full `nfsbench run` argument list; `link`: the long-distance link the client emulates.
-    pub fn run_args(&self, case: &Case, fio_args: &[String], link: Option<&WanSpec>, json: &Path) -> Vec<String> {
+    pub fn run_args(&self, case: &Case, fio_args: &[String], link: Option<&LinkSpec>, json: &Path) -> Vec<String> {
         let mut args = vec!["run".to_string()];
         args.extend(fio_args.iter().cloned());
         args.extend(["--target".into(), self.target.clone(), "-o".into(), self.mount_options(case)]);
@@ -65,7 +65,7 @@ impl ClientSetup {
         workload: &Workload,
         runtime: Duration,
         ramp: Duration,
-        link: Option<&WanSpec>,
+        link: Option<&LinkSpec>,
         json: &Path,
     ) -> Result<RepMeasure, String> {
         let args = self.run_args(case, &workload.fio_args(runtime, ramp), link, json);

@@ -4,8 +4,8 @@
 
 use crate::results::Metric;
 use crate::size::{fio_size, format_size};
+use mount_options::LinkSpec;
 use std::time::Duration;
-use wan::WanSpec;
 
 /// What to run.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,7 +25,7 @@ pub struct Plan {
     pub wire: bool,
     /// The long-distance link every cell's client emulates (`--wan`: rate, jitter, loss, window; a
     /// workload's `rtt` or an rtt sweep sets the round trip).
-    pub wan: Option<WanSpec>,
+    pub wan: Option<LinkSpec>,
 }
 
 /// A named set of mount options.
@@ -169,7 +169,7 @@ impl Workload {
             Some(n) => format!(", {n} clients"),
             None => String::new(),
         };
-        let rtt = self.rtt.map(|r| format!(", RTT {}", wan::spec::format_time(r))).unwrap_or_default();
+        let rtt = self.rtt.map(|r| format!(", RTT {}", mount_options::link::format_time(r))).unwrap_or_default();
         format!("{} {pattern}, iodepth {}, {jobs}{clients}{rtt}{fsync}", format_size(self.bs), self.iodepth)
     }
 
@@ -276,7 +276,7 @@ impl SweepParameter {
     pub fn label(self, value: u64) -> String {
         match self {
             SweepParameter::BlockSize => format_size(value),
-            SweepParameter::Rtt => wan::spec::format_time(Duration::from_micros(value)),
+            SweepParameter::Rtt => mount_options::link::format_time(Duration::from_micros(value)),
             _ => value.to_string(),
         }
     }
@@ -288,11 +288,13 @@ impl SweepParameter {
         match self {
             SweepParameter::Rtt if text == "0" => Ok(0),
             SweepParameter::Rtt => {
-                let rtt = match wan::spec::parse_time(text) {
+                let rtt = match mount_options::link::parse_time(text) {
                     Ok(rtt) => rtt,
-                    Err(_) => wan::spec::parse_distance_km(text).map(wan::spec::rtt_of_distance_km).map_err(|_| {
-                        format!("'{text}' is neither a round trip (20ms) nor a distance (8600mi, 100km)")
-                    })?,
+                    Err(_) => mount_options::link::parse_distance_km(text)
+                        .map(mount_options::link::rtt_of_distance_km)
+                        .map_err(|_| {
+                            format!("'{text}' is neither a round trip (20ms) nor a distance (8600mi, 100km)")
+                        })?,
                 };
                 Ok(rtt.as_micros() as u64)
             }
@@ -346,11 +348,11 @@ impl Plan {
 
     /// The link `workload`'s client emulates (`--wan`): the plan's with the workload's round trip; none
     /// when neither gives one, or when all that is left is a zero round trip without a rate.
-    pub fn link_for(&self, workload: &Workload) -> Option<WanSpec> {
+    pub fn link_for(&self, workload: &Workload) -> Option<LinkSpec> {
         let spec = match (&self.wan, workload.rtt) {
             (Some(base), Some(rtt)) => base.with_rtt(rtt),
             (Some(base), None) => base.clone(),
-            (None, Some(rtt)) => WanSpec::rtt_only(rtt),
+            (None, Some(rtt)) => LinkSpec::rtt_only(rtt),
             (None, None) => return None,
         };
         (!spec.rtt.is_zero() || spec.rate_bps.is_some()).then_some(spec)

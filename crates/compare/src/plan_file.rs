@@ -163,7 +163,7 @@ pub fn parse(text: &str, defaults: Defaults) -> Result<Plan, String> {
         plan.wire = w;
     }
     if let Some(w) = &file.wan {
-        plan.wan = Some(wan::WanSpec::parse(w).map_err(|e| format!("wan: {e}"))?);
+        plan.wan = Some(mount_options::LinkSpec::parse(w).map_err(|e| format!("wan: {e}"))?);
     }
     if !file.case.is_empty() {
         plan.cases = file.case.into_iter().map(case_from_file).collect::<Result<_, _>>()?;

@@ -101,7 +101,7 @@ fn the_distance_plan_sweeps_the_round_trip_over_an_emulated_link() {
     assert!((138_000..139_000).contains(&rtts[5]), "{rtts:?}");
     assert_eq!(plan.link_for(&points[0]).map(|l| l.rtt.as_micros()), Some(0), "the LAN point keeps the rate");
     let far = plan.link_for(&points[5]).expect("a link");
-    assert_eq!(far.to_string(), format!("rtt={},rate=1gbit", wan::spec::format_time(far.rtt)));
+    assert_eq!(far.to_string(), format!("rtt={},rate=1gbit", mount_options::link::format_time(far.rtt)));
     assert!(points[5].name.starts_with("seq-read-1m@rtt=138.40"), "{}", points[5].name);
     assert!(points[5].description().contains("RTT 138.40"), "{}", points[5].description());
     // Without a plan link, a zero round trip is no emulation at all.

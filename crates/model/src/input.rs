@@ -184,11 +184,11 @@ pub struct Network {
 impl Network {
     /// `rtt` with no rate limit and Linux's largest autotuned TCP window.
     pub fn with_rtt(rtt: Duration) -> Network {
-        Network { rtt, rate_bps: None, tcp_window: wan::spec::DEFAULT_TCP_WINDOW }
+        Network { rtt, rate_bps: None, tcp_window: mount_options::link::DEFAULT_TCP_WINDOW }
     }
 
     /// The link a `--wan` spec describes (its jitter and loss are not modelled).
-    pub fn from_wan(spec: &wan::WanSpec) -> Network {
+    pub fn from_wan(spec: &mount_options::LinkSpec) -> Network {
         Network { rtt: spec.rtt, rate_bps: spec.rate_bps, tcp_window: spec.tcp_window }
     }
 
@@ -242,7 +242,7 @@ impl ModelInput {
 }
 
 /// The round trip of a fibre path `km` long: 5 µs per km each way (as `--wan distance=`).
-pub use wan::spec::rtt_of_distance_km;
+pub use mount_options::link::rtt_of_distance_km;
 
 #[cfg(test)]
 mod tests {

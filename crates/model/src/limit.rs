@@ -111,7 +111,10 @@ impl Limit {
                 plural(u64::from(*nconnect))
             ),
             Limit::LinkRate { rate_bps } => {
-                format!("link rate: {} carries {bw} of payload (headers ignored)", wan::spec::format_rate(*rate_bps))
+                format!(
+                    "link rate: {} carries {bw} of payload (headers ignored)",
+                    mount_options::link::format_rate(*rate_bps)
+                )
             }
             Limit::LanCeiling { .. } => format!("LAN ceiling: {bw}, measured with no distance"),
         }

@@ -19,11 +19,22 @@
 //! [`MountSpec::option_string`] prints the canonical form for reports; parsing it again with the same
 //! target gives the same spec (notices aside). [`MountSpec::connection_addrs`] spreads `nconnect`
 //! connections over `remoteports` round-robin.
+//!
+//! A whole mount is a [`MountConfig`]: the [`MountSpec`], the [`RdmaSettings`] that are flags rather
+//! than mount options (`--rdma-provider` as a [`ProviderChoice`], `--rdma-credits`, `--rdma-inline`,
+//! parsed by [`rdma::parse_credits`] and [`rdma::parse_inline`]; defaults: what the Linux client asks
+//! and offers), and the long-distance link the client emulates, a [`LinkSpec`] (`--wan rtt=20ms,...`,
+//! parsed by [`LinkSpec::parse`]; its units in [`link`]). `run`, `compare`'s test cases, the client's
+//! mount builder and `model` all take this one type. Nothing here does I/O except resolving a server
+//! name in [`MountSpec::connection_addrs`] / [`MountSpec::server_addr`].
 
 mod addrs;
+mod config;
 mod error;
+pub mod link;
 mod noop;
 mod options;
+pub mod rdma;
 mod target;
 mod url;
 
@@ -35,8 +46,11 @@ use std::net::IpAddr;
 use std::time::Duration;
 
 pub use addrs::MAX_REMOTEPORTS;
+pub use config::MountConfig;
 pub use error::{OptionsError, Origin};
+pub use link::{LinkSpec, LinkSpecError};
 pub use options::{kernel_io_size, DEFAULT_RETRANS, DEFAULT_TIMEO_DS, MAX_IO_SIZE, MAX_NCONNECT, MAX_TIMEO_DS};
+pub use rdma::{ProviderChoice, RdmaSettingError, RdmaSettings};
 
 /// IANA port `nfsrdma` (RFC 8267, IANA Considerations): what Linux uses for `proto=rdma` without `port=`.
 pub const NFS_RDMA_PORT: u16 = 20049;

@@ -13,7 +13,7 @@ use nfs_client::{ClientError, NfsClient};
 const RTT: Duration = Duration::from_millis(5);
 
 fn link() -> std::sync::Arc<wan::Link> {
-    wan::Link::new(wan::WanSpec::parse("rtt=5ms").expect("spec"))
+    wan::Link::new(mount_options::LinkSpec::parse("rtt=5ms").expect("spec"))
 }
 
 async fn timed_getattr(client: &NfsClient) -> Duration {

@@ -30,14 +30,14 @@
 //! so with [`Registration::is_idle`]: the buffer is then not given back, and dropping the region hands
 //! it to the provider ([`Registration::retire`]), which frees it once no access can touch it.
 
-mod choice;
 mod error;
 mod provider;
 mod region;
 mod types;
 
-pub use choice::ProviderChoice;
 pub use error::{RdmaError, WcError};
+/// `--rdma-provider`'s choice is part of a mount's configuration; it lives, I/O-free, in `mount-options`.
+pub use mount_options::ProviderChoice;
 pub use provider::{next_completions, BoxFuture, Incoming, Listener, Provider, QueuePair};
 pub use region::{Access, MemoryRegion, RegBuf, Registration};
 pub use types::{Completion, CompletionKind, ConnectionInfo, PeerOneSided, QpConfig, RemoteSegment, WrId};

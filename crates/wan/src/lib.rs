@@ -4,8 +4,9 @@
 //! process models the path to the peer in both directions, and every connection of that process — TCP
 //! connections and RDMA queue pairs alike — sends through it:
 //!
-//! - [`spec`]: the `--wan` option string (`rtt=`, or `distance=` in km or miles at 5 µs/km one way;
-//!   `rate=`, `jitter=`, `loss=`, `tcp_window=`).
+//! - The `--wan` option string (`rtt=`, or `distance=` in km or miles at 5 µs/km one way; `rate=`,
+//!   `jitter=`, `loss=`, `tcp_window=`) is parsed, without I/O, into `mount_options::LinkSpec`, part of
+//!   a mount's configuration; this crate runs the link it describes.
 //! - [`link`]: the sans-I/O model. A message of N bytes handed to a direction at time t starts when the
 //!   direction is free, occupies it for N·8/rate (serialisation, so the rate caps bandwidth and a
 //!   bandwidth-delay product builds up), then arrives one propagation delay later (plus jitter, and one
@@ -23,8 +24,6 @@
 pub mod clock;
 pub mod link;
 pub mod rdma;
-pub mod spec;
 pub mod tcp;
 
 pub use link::{Direction, Flow, Link};
-pub use spec::{SpecError, WanSpec};

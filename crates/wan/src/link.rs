@@ -10,12 +10,12 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::spec::WanSpec;
+use mount_options::LinkSpec;
 
 /// One way of the emulated path, shared by every connection of the process.
 #[derive(Debug)]
 pub struct Direction {
-    spec: WanSpec,
+    spec: LinkSpec,
     state: Mutex<DirectionState>,
 }
 
@@ -27,7 +27,7 @@ struct DirectionState {
 }
 
 impl Direction {
-    fn new(spec: WanSpec, seed: u64) -> Direction {
+    fn new(spec: LinkSpec, seed: u64) -> Direction {
         Direction { spec, state: Mutex::new(DirectionState { free_at: None, rng: fastrand::Rng::with_seed(seed) }) }
     }
 
@@ -60,18 +60,18 @@ impl Direction {
 /// `inbound` what it receives.
 #[derive(Debug)]
 pub struct Link {
-    pub spec: WanSpec,
+    pub spec: LinkSpec,
     pub outbound: Direction,
     pub inbound: Direction,
 }
 
 impl Link {
-    pub fn new(spec: WanSpec) -> Arc<Link> {
+    pub fn new(spec: LinkSpec) -> Arc<Link> {
         Self::with_seed(spec, 0x6e66_7362_656e_6368)
     }
 
     /// The link with its jitter and loss drawn from `seed` (repeatable runs).
-    pub fn with_seed(spec: WanSpec, seed: u64) -> Arc<Link> {
+    pub fn with_seed(spec: LinkSpec, seed: u64) -> Arc<Link> {
         Arc::new(Link {
             outbound: Direction::new(spec.clone(), seed),
             inbound: Direction::new(spec.clone(), seed ^ 0x5555_5555_5555_5555),
@@ -101,7 +101,7 @@ mod tests {
     use super::*;
 
     fn link(text: &str) -> Arc<Link> {
-        Link::new(WanSpec::parse(text).expect("spec"))
+        Link::new(LinkSpec::parse(text).expect("spec"))
     }
 
     #[test]

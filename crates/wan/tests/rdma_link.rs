@@ -6,10 +6,11 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use mount_options::LinkSpec;
 use rdma::{next_completions, Access, Completion, CompletionKind, Provider, QpConfig, QueuePair, RdmaError, RegBuf};
 use rdma_soft::SoftProvider;
 use wan::rdma::WanProvider;
-use wan::{Link, WanSpec};
+use wan::Link;
 
 const DEADLINE: Duration = Duration::from_secs(20);
 const MIB: usize = 1 << 20;
@@ -23,7 +24,7 @@ enum Wrapped {
 /// A connected (client, server) pair with the link on the `wrapped` side; the server has 16 receives.
 async fn pair(spec: &str, wrapped: Wrapped) -> (Box<dyn QueuePair>, Box<dyn QueuePair>) {
     let soft: Arc<dyn Provider> = Arc::new(SoftProvider::new().expect("soft provider"));
-    let link = Link::new(WanSpec::parse(spec).expect("spec"));
+    let link = Link::new(LinkSpec::parse(spec).expect("spec"));
     let wan: Arc<dyn Provider> = Arc::new(WanProvider::new(soft.clone(), link));
     assert!(wan.name().starts_with("soft") && wan.name().contains(&format!("over an emulated link ({spec})")));
     let (connector, listener) = match wrapped {

@@ -11,15 +11,16 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use mount_options::LinkSpec;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use wan::{Link, WanSpec};
+use wan::Link;
 
 /// One test at a time: a stream's pumps would otherwise delay another test's ping-pongs on 2 cores.
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 fn link(text: &str) -> Arc<Link> {
-    Link::new(WanSpec::parse(text).expect("spec"))
+    Link::new(LinkSpec::parse(text).expect("spec"))
 }
 
 /// A loopback server that hands every accepted stream (through a relay over `link`, when given) to

@@ -38,7 +38,7 @@ async fn tcp_stream_counts_what_arrived_and_ping_pong_round_trips() {
 /// baselines see that path: its round trip and its rate. Bounds are the link's own, loosely.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tcp_baselines_through_a_link_on_either_side_see_its_round_trip_and_rate() {
-    let link = || wan::Link::new(wan::WanSpec::parse("rtt=4ms,rate=100mbit").expect("spec"));
+    let link = || wan::Link::new(mount_options::LinkSpec::parse("rtt=4ms,rate=100mbit").expect("spec"));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let far = listener.local_addr().expect("addr");
     tokio::spawn(serve_tcp_over(listener, Some(link())));

@@ -202,7 +202,7 @@ fn build_plan(args: &CompareArgs, cpus: usize) -> Result<(Plan, compare::validat
         plan.wire = false;
     }
     if let Some(w) = &args.wan {
-        plan.wan = Some(wan::WanSpec::parse(w).map_err(|e| e.to_string())?);
+        plan.wan = Some(mount_options::LinkSpec::parse(w).map_err(|e| e.to_string())?);
     }
     if let Some(n) = args.clients {
         plan.workloads.iter_mut().for_each(|w| w.clients = Some(n));

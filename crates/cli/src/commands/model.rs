@@ -11,9 +11,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use model::{LanBaseline, ModelInput, ModelOutput, Mount, Network, Proto, Rw, Workload};
+use mount_options::link::{parse_distance_km, parse_rate, parse_size, parse_time};
+use mount_options::LinkSpec;
 use serde::Serialize;
-use wan::spec::{parse_distance_km, parse_rate, parse_size, parse_time};
-use wan::WanSpec;
 
 use super::rdma_flags::{parse_credits, parse_inline};
 
@@ -164,7 +164,7 @@ fn rows(plan: &Plan) -> Vec<Row> {
 }
 
 fn build_plan(args: &ModelArgs) -> Result<Plan, String> {
-    let wan = args.wan.as_deref().map(WanSpec::parse).transpose().map_err(|e| e.to_string())?;
+    let wan = args.wan.as_deref().map(LinkSpec::parse).transpose().map_err(|e| e.to_string())?;
     let points = match (&args.rtt, &args.distance, &wan) {
         (Some(_), Some(_), _) => return Err("--rtt and --distance: give one list of round trips, not both".into()),
         (Some(list), None, _) => list_of(list, "--rtt", parse_rtt)?,
@@ -230,7 +230,7 @@ fn list_of<T>(text: &str, option: &str, parse: impl Fn(&str) -> Result<T, String
 }
 
 fn parse_rtt(text: &str) -> Result<RttPoint, String> {
-    let rtt = if text == "0" { Duration::ZERO } else { parse_time(text)? };
+    let rtt = if text == "0" { Duration::ZERO } else { parse_time(text).map_err(|e| e.to_string())? };
     if rtt > MAX_RTT {
         return Err("at most 10s".into());
     }
@@ -238,12 +238,12 @@ fn parse_rtt(text: &str) -> Result<RttPoint, String> {
 }
 
 fn parse_distance(text: &str) -> Result<RttPoint, String> {
-    let km = if text == "0" { 0.0 } else { parse_distance_km(text)? };
+    let km = if text == "0" { 0.0 } else { parse_distance_km(text).map_err(|e| e.to_string())? };
     Ok(RttPoint { rtt: model::rtt_of_distance_km(km), distance: Some(text.to_string()), distance_km: Some(km) })
 }
 
 fn block_size(text: &str) -> Result<u64, String> {
-    match parse_size(text)? {
+    match parse_size(text).map_err(|e| e.to_string())? {
         0 => Err("an I/O size above 0".into()),
         n if n > 1 << 30 => Err("at most 1g".into()),
         n => Ok(n),
@@ -285,7 +285,7 @@ fn lan_throughput(text: &str) -> Result<f64, String> {
                 .ok_or_else(|| bad("in GB/s, MB/s, GiB/s, MiB/s or a rate like 24gbit".into()))?;
             number.parse::<f64>().map_err(|_| bad(format!("'{number}' is not a number")))? * scale
         }
-        None => parse_rate(text).map_err(bad)? as f64 / 8.0,
+        None => parse_rate(text).map_err(|e| bad(e.to_string()))? as f64 / 8.0,
     };
     if bytes.is_finite() && bytes > 0.0 {
         Ok(bytes)

@@ -146,7 +146,9 @@ fn serve(args: &ServeArgs) -> Result<(), Failure> {
     let plan = plan(args).map_err(Failure::Usage)?;
     // `--wan`: one link for every connection of this server, TCP and RDMA alike.
     let link = match &args.wan {
-        Some(text) => Some(wan::Link::new(wan::WanSpec::parse(text).map_err(|e| Failure::Usage(e.to_string()))?)),
+        Some(text) => {
+            Some(wan::Link::new(mount_options::LinkSpec::parse(text).map_err(|e| Failure::Usage(e.to_string()))?))
+        }
         None => None,
     };
     if let Some(ready) = &args.ready_file {

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use model::format::{mb, size, time};
 use model::ModelInput;
-use wan::spec::format_rate;
+use mount_options::link::format_rate;
 
 use super::Row;
 

@@ -42,7 +42,7 @@ pub struct RunArgs {
     /// `--rdma-inline`: the inline threshold offered (RFC 8797); default 4096.
     pub rdma_inline: Option<u32>,
     /// `--wan`: the long-distance link the client emulates.
-    pub wan: Option<wan::WanSpec>,
+    pub wan: Option<mount_options::LinkSpec>,
     pub fio_args: Vec<String>,
     pub help: bool,
 }
@@ -102,10 +102,12 @@ pub fn parse(args: &[String]) -> Result<RunArgs, String> {
             "--output" => parsed.output = Some(PathBuf::from(value("--output")?)),
             "--client-threads" => parsed.client_threads = Some(parse_threads(&value("--client-threads")?)?),
             "--eta" => parsed.eta = parse_eta(&value("--eta")?)?,
-            "--rdma-provider" => parsed.rdma_provider = value("--rdma-provider")?.parse()?,
+            "--rdma-provider" => {
+                parsed.rdma_provider = value("--rdma-provider")?.parse::<ProviderChoice>().map_err(|e| e.to_string())?
+            }
             "--rdma-credits" => parsed.rdma_credits = Some(parse_credits(&value("--rdma-credits")?)?),
             "--rdma-inline" => parsed.rdma_inline = Some(parse_inline(&value("--rdma-inline")?)?),
-            "--wan" => parsed.wan = Some(wan::WanSpec::parse(&value("--wan")?).map_err(|e| e.to_string())?),
+            "--wan" => parsed.wan = Some(mount_options::LinkSpec::parse(&value("--wan")?).map_err(|e| e.to_string())?),
             _ if key.starts_with("-o") && !key.starts_with("--") => parsed.mount_options = Some(key[2..].to_string()),
             _ if !arg.starts_with('-') && parsed.job_file.is_none() && PathBuf::from(arg).is_file() => {
                 parsed.job_file = Some(PathBuf::from(arg));

@@ -26,10 +26,13 @@ deps-test:
 build:
 	cargo build --release --locked -p nfsbench
 
+# Also: nfsbench still builds without rdma-core (`--no-default-features`: the soft RDMA provider only).
 lint:
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets --locked -- -D warnings
+	cargo clippy --no-default-features -p nfsbench --all-targets --locked -- -D warnings
 	scripts/check-doc-links.sh
+	scripts/check-soft-only-build.sh
 
 unit:
 	cargo test --workspace --locked

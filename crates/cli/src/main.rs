@@ -14,7 +14,12 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "nfsbench", version, about = "A storage-transport lab: NFS over TCP and over RDMA")]
+#[command(
+    name = "nfsbench",
+    version,
+    long_version = commands::provider::LONG_VERSION,
+    about = "A storage-transport lab: NFS over TCP and over RDMA"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

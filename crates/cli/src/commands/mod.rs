@@ -1,7 +1,7 @@
 pub mod compare;
 pub mod decode;
 pub mod model;
-mod provider;
+pub mod provider;
 mod rdma_flags;
 pub mod run;
 pub mod serve;

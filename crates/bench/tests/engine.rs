@@ -7,7 +7,7 @@ use nfs_client::NfsClient;
 use nfs_server::{ConnectionInfo, Reply, Server};
 use onc_rpc::RpcMessage;
 use report::Dir;
-use server_tcp::RecordHandler;
+use server_core::RecordHandler;
 use std::collections::HashSet;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -27,7 +27,7 @@
 //! drc_entries = 4096
 //! ```
 //!
-//! The `[limits]` of the TCP transport are `server_tcp::ConnectionLimits` (whose documentation gives
+//! The `[limits]` of the TCP transport are `server_core::ConnectionLimits` (whose documentation gives
 //! the worst-case memory they allow); `nfsbench serve` prints them on one line of stderr at start-up.
 //! Unknown keys are errors naming the key. Flags win over the file: `--listen` replaces the file's
 //! listeners; `--export PATH=BACKEND` sets the backend of the file's export at PATH (keeping its
@@ -44,7 +44,7 @@ use std::time::Duration;
 use nfs_server::{IpNet, Squash};
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
-use server_tcp::ConnectionLimits;
+use server_core::ConnectionLimits;
 
 use self::spec::{check_export_path, parse_listen, parse_net, BackendSpec, ExportSpec, DEFAULT_MEM_SIZE};
 

@@ -13,6 +13,7 @@ use std::time::Duration;
 use nfs_server::{ConnectionInfo, TransportKind};
 use rdma::{Incoming, Listener, RdmaError};
 use rpcrdma_proto::effective_thresholds;
+use server_core::{CallMode, RecordHandler};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
@@ -20,8 +21,6 @@ use crate::buffers::BufferPool;
 use crate::config::RdmaServerConfig;
 use crate::connection::{Connection, Setup};
 use crate::stats::{OpenGuard, RdmaTransportStats};
-use crate::RecordHandler;
-use server_tcp::CallMode;
 
 /// Pause after a transient accept failure (e.g. out of file descriptors) before trying again.
 const ACCEPT_RETRY: Duration = Duration::from_millis(50);

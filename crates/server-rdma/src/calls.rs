@@ -4,14 +4,14 @@
 //! (RC ordering places the Writes first). Failures a peer can cause by what it sends are answered with
 //! RDMA_ERROR; failures of RDMA itself break the connection.
 
-use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use nfs_server::{ConnectionInfo, Reply};
+use nfs_server::Reply;
 use rdma::{Access, MemoryRegion, RegBuf};
 use rpcrdma_proto::{peek, RdmaBody, RdmaErrorBody, RdmaHeader};
+use server_core::{run_contained, CallMode, RecordHandler};
 use xdr::XdrEncode;
 
 use crate::assemble;
@@ -19,8 +19,6 @@ use crate::connection::{Call, Connection};
 use crate::inbound::{classify, is_err_vers, Inbound};
 use crate::outbound::{self, Planned, Source};
 use crate::work_queue::{Work, WrKind, WrTag};
-use crate::RecordHandler;
-use server_tcp::CallMode;
 
 impl<H: RecordHandler> Connection<H> {
     pub(crate) fn on_message(&mut self, message: Bytes) {
@@ -107,19 +105,19 @@ impl<H: RecordHandler> Connection<H> {
         let (handler, info) = (Arc::clone(&self.handler), self.setup.info);
         match self.setup.mode {
             CallMode::Inline => {
-                let reply = run_handler(&*handler, &record, &info);
+                let reply = run_contained(&*handler, &record, &info);
                 self.recycle(pooled.then_some(record));
                 self.finish(id, reply);
             }
             CallMode::Task => {
                 self.pending.spawn(async move {
-                    let reply = run_handler(&*handler, &record, &info);
+                    let reply = run_contained(&*handler, &record, &info);
                     (id, reply, pooled.then_some(record))
                 });
             }
             CallMode::Blocking => {
                 self.pending.spawn_blocking(move || {
-                    let reply = run_handler(&*handler, &record, &info);
+                    let reply = run_contained(&*handler, &record, &info);
                     (id, reply, pooled.then_some(record))
                 });
             }
@@ -192,16 +190,5 @@ impl<H: RecordHandler> Connection<H> {
         counter.fetch_add(1, Relaxed);
         tracing::info!(peer = %self.setup.info.peer, xid = header.xid, why, "answering with RDMA_ERROR");
         self.queue.push(WrTag::new(WrKind::Error, 0), Work::Send { message: header.to_xdr_bytes() });
-    }
-}
-
-/// Runs one call; a panicking handler costs that call (no reply), not the connection or the server.
-fn run_handler<H: RecordHandler>(handler: &H, record: &[u8], info: &ConnectionInfo) -> Option<Reply> {
-    match std::panic::catch_unwind(AssertUnwindSafe(|| handler.handle(record, info))) {
-        Ok(reply) => reply,
-        Err(_) => {
-            tracing::error!(peer = %info.peer, len = record.len(), "RPC handler panicked; call dropped");
-            None
-        }
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use rdma::QpConfig;
 use rpcrdma_proto::{ChunkPolicy, ConnectPrivate, InlineThresholds, DEFAULT_MAX_CHUNK_BYTES, KNFSD_CREDIT_GRANT};
-use server_tcp::Execution;
+use server_core::{Execution, DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE};
 
 /// Smallest inline size: RFC 8166 §3.3.2's 1024 bytes, which every peer supports.
 pub const MIN_INLINE_SIZE: u32 = 1024;
@@ -44,9 +44,9 @@ impl Default for RdmaServerConfig {
             credits: KNFSD_CREDIT_GRANT,
             inline_size: 4096,
             max_chunk_bytes: DEFAULT_MAX_CHUNK_BYTES,
-            max_connections: server_tcp::DEFAULT_MAX_CONNECTIONS,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
             execution: Execution::Auto,
-            shutdown_grace: server_tcp::DEFAULT_SHUTDOWN_GRACE,
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
         }
     }
 }

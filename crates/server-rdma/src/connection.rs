@@ -18,6 +18,7 @@ use bytes::Bytes;
 use nfs_server::{ConnectionInfo, Reply};
 use rdma::{Completion, CompletionKind, MemoryRegion, QueuePair, RdmaError, WcError};
 use rpcrdma_proto::{ChunkPolicy, DecodeLimits, GrantPolicy, WriteChunk};
+use server_core::{CallMode, RecordHandler};
 use tokio::sync::watch;
 use tokio::task::{JoinError, JoinSet};
 use tokio::time::{sleep_until, Instant};
@@ -26,8 +27,6 @@ use crate::buffers::BufferPool;
 use crate::config::RdmaServerConfig;
 use crate::stats::RdmaTransportStats;
 use crate::work_queue::{WorkQueue, WrKind, WrTag};
-use crate::RecordHandler;
-use server_tcp::CallMode;
 
 /// How long a disconnected queue pair may take to flush before the task ends regardless.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(10);

@@ -1,7 +1,8 @@
 //! The RPC-over-RDMA version 1 front end of nfsbench's embedded NFSv3 server (RFC 8166, RFC 8267,
-//! RFC 8797), the twin of `server-tcp`: any [`RecordHandler`] (normally [`nfs_server::Server`]) served
-//! over any [`rdma`] provider — `rdma-verbs` for the Linux kernel client (`mount -o
-//! vers=3,proto=rdma,port=20049`), `rdma-soft` for nfsbench's own client without an RDMA device.
+//! RFC 8797), a sibling of `server-tcp` over the contract of `server-core`: any [`RecordHandler`]
+//! (normally [`nfs_server::Server`]) served over any [`rdma`] provider — `rdma-verbs` for the Linux
+//! kernel client (`mount -o vers=3,proto=rdma,port=20049`), `rdma-soft` for nfsbench's own client
+//! without an RDMA device.
 //!
 //! - [`RdmaServer::new`] takes a listener made by a provider, [`RdmaServer::run`] serves until a shutdown
 //!   future completes and returns once every connection has ended.
@@ -36,9 +37,9 @@ use std::sync::Arc;
 
 use nfs_server::Server;
 use rdma::{Listener, RdmaError};
+use server_core::{CallMode, RecordHandler};
 
 pub use config::{RdmaServerConfig, MAX_CREDITS, MAX_INITIATOR_DEPTH, MAX_INLINE_SIZE, MIN_INLINE_SIZE};
-pub use server_tcp::{Execution, RecordHandler};
 pub use stats::{RdmaTransportSnapshot, RdmaTransportStats, ReplyKind};
 
 /// An RPC-over-RDMA front end for a [`RecordHandler`] (normally the NFS [`Server`]).
@@ -77,7 +78,7 @@ impl<H: RecordHandler> RdmaServer<H> {
     /// connection has ended. An error is the listener's own failure (connections were drained first).
     /// Must run inside a Tokio runtime with time enabled.
     pub async fn run(self, shutdown: impl Future<Output = ()>) -> Result<(), RdmaError> {
-        let mode = server_tcp::CallMode::resolve(self.config.execution, self.handler.may_block());
+        let mode = CallMode::resolve(self.config.execution, self.handler.may_block());
         let local = self.listener.local_addr();
         let (credits, inline) = (self.config.credits, self.config.inline_size);
         tracing::debug!(?mode, %local, credits, inline, "serving RPC-over-RDMA");

@@ -11,7 +11,8 @@ use nfs3_proto::{
 };
 use rdma::{Access, RegBuf};
 use rpcrdma_proto::{ChunkLists, RdmaBody, RdmaHeader, ReadChunk, WriteChunk};
-use server_rdma::{Execution, RdmaServerConfig};
+use server_core::Execution;
+use server_rdma::RdmaServerConfig;
 
 const GETATTR: u32 = 1;
 const READDIRPLUS: u32 = 17;

@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 
 use nfs_server::{ConnectionInfo, Reply};
 use onc_rpc::{frame_record, CallHeader, OpaqueAuth, RecordDecoder, RecordLimits, ReplyBody, RpcMessage};
-use server_tcp::{ConnectionLimits, Execution, RecordHandler, TcpServer};
+use server_core::{ConnectionLimits, Execution, RecordHandler};
+use server_tcp::TcpServer;
 
 struct ReadProgram {
     file: Vec<u8>,

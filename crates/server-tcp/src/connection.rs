@@ -16,23 +16,21 @@
 //! eviction ([`Slot`]) only when that state changes.
 
 use std::io::{self, IoSlice};
-use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 use nfs_server::{ConnectionInfo, Reply};
 use onc_rpc::RecordDecoder;
+use server_core::{run_contained, CallMode, ConnectionLimits, RecordHandler};
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio::time::{sleep_until, Instant, Interval, MissedTickBehavior};
 
-use crate::limits::ConnectionLimits;
 use crate::registry::{Registration, Slot, State};
 use crate::stats::{LocalTally, TransportStats};
-use crate::watchdog::{Expired, Observation, Watchdog};
+use crate::watchdog::{check_period, Expired, Observation, Watchdog};
 use crate::write_queue::{WriteQueue, MAX_IOV};
-use crate::{CallMode, RecordHandler};
 
 /// Reads per wake-up before replies are written and other tasks get a turn.
 const READS_PER_WAKE: usize = 4;
@@ -141,7 +139,7 @@ impl<H: RecordHandler> Connection<H> {
         stats: Arc<TransportStats>,
         registration: Registration,
     ) -> Self {
-        let period = limits.check_period();
+        let period = check_period(&limits);
         let mut tick = tokio::time::interval_at(Instant::now() + period.unwrap_or(NO_TICK), period.unwrap_or(NO_TICK));
         tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
         let watchdog = Watchdog::new(
@@ -467,7 +465,7 @@ impl<H: RecordHandler> Connection<H> {
             }
             match self.mode {
                 CallMode::Inline => {
-                    let reply = execute(&*self.handler, &record, &self.info);
+                    let reply = run_contained(&*self.handler, &record, &self.info);
                     self.decoder.recycle(record);
                     self.enqueue(reply);
                 }
@@ -475,7 +473,7 @@ impl<H: RecordHandler> Connection<H> {
                     self.pending_bytes += record.len();
                     let (handler, info) = (Arc::clone(&self.handler), self.info);
                     self.pending.spawn(async move {
-                        let reply = execute(&*handler, &record, &info);
+                        let reply = run_contained(&*handler, &record, &info);
                         (record, reply)
                     });
                 }
@@ -483,7 +481,7 @@ impl<H: RecordHandler> Connection<H> {
                     self.pending_bytes += record.len();
                     let (handler, info) = (Arc::clone(&self.handler), self.info);
                     self.pending.spawn_blocking(move || {
-                        let reply = execute(&*handler, &record, &info);
+                        let reply = run_contained(&*handler, &record, &info);
                         (record, reply)
                     });
                 }
@@ -582,16 +580,4 @@ impl<H: RecordHandler> Drop for Connection<H> {
 /// A reset or a write to a closed peer: how clients usually leave, not a fault.
 fn peer_left(err: &io::Error) -> bool {
     matches!(err.kind(), io::ErrorKind::ConnectionReset | io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionAborted)
-}
-
-/// Runs one call; a panicking handler costs that call (no reply, the client retransmits), not the
-/// connection or the server.
-fn execute<H: RecordHandler>(handler: &H, record: &[u8], info: &ConnectionInfo) -> Option<Reply> {
-    match std::panic::catch_unwind(AssertUnwindSafe(|| handler.handle(record, info))) {
-        Ok(reply) => reply,
-        Err(_) => {
-            tracing::error!(peer = %info.peer, len = record.len(), "RPC handler panicked; call dropped");
-            None
-        }
-    }
 }

@@ -1,5 +1,8 @@
 //! The TCP transport of nfsbench's embedded NFSv3 server: sockets, record marking and backpressure,
-//! on Tokio. Protocol decisions stay in `nfs-server`; this crate moves bytes.
+//! on Tokio. Protocol decisions stay in `nfs-server`; this crate moves bytes. It is one of two sibling
+//! front ends over the contract of `server-core` (the other is `server-rdma`, RPC-over-RDMA): what it
+//! hands the service ([`RecordHandler`]), where calls run ([`Execution`](server_core::Execution)) and the limits it enforces
+//! ([`ConnectionLimits`]) are defined there.
 //!
 //! - [`TcpServer::bind`] (or [`Listeners::bind`] then [`TcpServer::new`], to learn the ports chosen for
 //!   port 0 before building the server) and [`TcpServer::run`] until a shutdown future completes; `run`
@@ -9,7 +12,7 @@
 //!   [`RecordHandler::handle`] — inline for handlers that never block, on the blocking pool for those
 //!   that may (replies then leave as they complete, out of order) — and writes the replies that are
 //!   ready together as single-fragment records in one vectored write.
-//! - [`ConnectionLimits`] (its documentation gives the worst-case memory formula):
+//! - [`ConnectionLimits`] (its documentation gives the worst-case memory formula), all enforced here:
 //!   - per connection, caps on calls and bytes in flight (reading pauses while over either) and a
 //!     maximum record size;
 //!   - server-wide, one budget of bytes in flight shared by every connection (an atomic counter settled
@@ -33,7 +36,6 @@
 //! Runtime: [`runtime`] builds the one nfsbench uses (see its documentation for the measurements).
 
 mod connection;
-mod limits;
 mod listener;
 mod registry;
 mod stats;
@@ -45,37 +47,13 @@ use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use nfs_server::{ConnectionInfo, Reply, Server};
+use nfs_server::Server;
+use server_core::{CallMode, ConnectionLimits, RecordHandler};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-pub use limits::{
-    CallMode, ConnectionLimits, Execution, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_IN_FLIGHT_BYTES,
-    DEFAULT_MAX_IN_FLIGHT_REQUESTS, DEFAULT_MAX_SERVER_IN_FLIGHT_BYTES, DEFAULT_PARTIAL_RECORD_TIMEOUT,
-    DEFAULT_READ_BUFFER, DEFAULT_SHUTDOWN_GRACE, DEFAULT_WRITE_STALL_TIMEOUT,
-};
 pub use listener::Listeners;
 pub use stats::{TransportSnapshot, TransportStats};
-
-/// What the transport drives: one complete RPC record in, the reply (if any) out.
-/// Implemented by [`nfs_server::Server`]; tests plug in their own.
-pub trait RecordHandler: Send + Sync + 'static {
-    /// Executes one call record (record marking removed); `None` when nothing is to be sent.
-    fn handle(&self, record: &[u8], conn: &ConnectionInfo) -> Option<Reply>;
-
-    /// True when `handle` may wait on a disk, so it must not run on a network thread.
-    fn may_block(&self) -> bool;
-}
-
-impl RecordHandler for Server {
-    fn handle(&self, record: &[u8], conn: &ConnectionInfo) -> Option<Reply> {
-        Server::handle(self, record, conn)
-    }
-
-    fn may_block(&self) -> bool {
-        Server::may_block(self)
-    }
-}
 
 /// A TCP front end for a [`RecordHandler`] (normally the NFS [`Server`]).
 #[derive(Debug)]

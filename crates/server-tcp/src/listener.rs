@@ -8,17 +8,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nfs_server::{ConnectionInfo, TransportKind};
+use server_core::{CallMode, ConnectionLimits, RecordHandler};
 use socket2::{Domain, Protocol, Socket, Type};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::connection::Connection;
-use crate::limits::ConnectionLimits;
 use crate::registry::{Admission, Registry};
 use crate::stats::TransportStats;
-use crate::CallMode;
-use crate::RecordHandler;
 
 /// Pending connections the kernel queues per listener (the kernel caps it at somaxconn).
 const BACKLOG: i32 = 1024;

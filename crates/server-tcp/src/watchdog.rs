@@ -7,6 +7,23 @@
 
 use std::time::Duration;
 
+use server_core::ConnectionLimits;
+
+/// Fewest timer checks per shortest timeout: a connection closes between its timeout and a quarter more.
+const CHECKS_PER_TIMEOUT: u32 = 4;
+/// The timer never fires more often than this, whatever the timeouts.
+const MIN_CHECK_PERIOD: Duration = Duration::from_millis(10);
+
+/// How often each connection checks its timeouts: a quarter of the shortest one set; `None` when none
+/// is.
+pub(crate) fn check_period(limits: &ConnectionLimits) -> Option<Duration> {
+    [limits.idle_timeout, limits.partial_record_timeout, limits.write_stall_timeout]
+        .into_iter()
+        .filter(|t| !t.is_zero())
+        .min()
+        .map(|shortest| (shortest / CHECKS_PER_TIMEOUT).max(MIN_CHECK_PERIOD))
+}
+
 /// What a connection looked like at one tick.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Observation {
@@ -115,6 +132,23 @@ mod tests {
     use super::*;
 
     const MS: Duration = Duration::from_millis(1);
+
+    #[test]
+    fn timeouts_are_checked_four_times_per_shortest_one_and_zero_turns_one_off() {
+        let limits = ConnectionLimits::default();
+        assert_eq!(check_period(&limits), Some(server_core::DEFAULT_PARTIAL_RECORD_TIMEOUT / 4));
+        let off = ConnectionLimits {
+            idle_timeout: Duration::ZERO,
+            partial_record_timeout: Duration::ZERO,
+            write_stall_timeout: Duration::from_millis(400),
+            ..limits
+        };
+        assert_eq!(check_period(&off), Some(Duration::from_millis(100)));
+        let none = ConnectionLimits { write_stall_timeout: Duration::ZERO, ..off };
+        assert_eq!(check_period(&none), None);
+        let tiny = ConnectionLimits { idle_timeout: Duration::from_millis(1), ..limits };
+        assert_eq!(check_period(&tiny), Some(MIN_CHECK_PERIOD));
+    }
 
     fn dog() -> Watchdog {
         // Idle after 4 ticks, a partial record after 2, a stall after 3.

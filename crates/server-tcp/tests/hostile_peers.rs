@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use common::{framed_call, Client, Running, TestProgram, PROC_NULL, PROC_READ};
 use onc_rpc::record_marker;
-use server_tcp::{ConnectionLimits, TransportSnapshot, TransportStats};
+use server_core::ConnectionLimits;
+use server_tcp::{TransportSnapshot, TransportStats};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::OwnedReadHalf;
 use tokio::net::{TcpSocket, TcpStream};

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use common::{call, framed_call, Client, Running, TestProgram, PROC_NULL, PROC_READ, PROC_SLEEP_ECHO};
 use onc_rpc::{frame_record, record_marker};
-use server_tcp::{ConnectionLimits, Execution};
+use server_core::{ConnectionLimits, Execution};
 use tokio::io::AsyncWriteExt;
 
 fn limits() -> ConnectionLimits {

@@ -10,7 +10,8 @@ use std::sync::Arc;
 use mount_options::MountSpec;
 use nfs_server::backend::mem::MemBackend;
 use nfs_server::{ExportConfig, Server, ServerConfig, Squash};
-use server_tcp::{ConnectionLimits, Listeners, RecordHandler, TcpServer, TransportStats};
+use server_core::{ConnectionLimits, RecordHandler};
+use server_tcp::{Listeners, TcpServer, TransportStats};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 

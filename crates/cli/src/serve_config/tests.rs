@@ -154,8 +154,8 @@ fn an_empty_file_gives_the_defaults() {
     assert_eq!(plan.listen, vec![DEFAULT_LISTEN.parse::<SocketAddr>().expect("addr")]);
     assert_eq!(plan.exports[0].path, DEFAULT_EXPORT_PATH);
     assert_eq!(plan.connection, ConnectionLimits::default());
-    assert_eq!(plan.connection.idle_timeout, server_tcp::DEFAULT_IDLE_TIMEOUT);
-    assert_eq!(plan.connection.max_server_in_flight_bytes, server_tcp::DEFAULT_MAX_SERVER_IN_FLIGHT_BYTES);
+    assert_eq!(plan.connection.idle_timeout, server_core::DEFAULT_IDLE_TIMEOUT);
+    assert_eq!(plan.connection.max_server_in_flight_bytes, server_core::DEFAULT_MAX_SERVER_IN_FLIGHT_BYTES);
     assert_eq!((plan.max_io_size, plan.drc_entries), (DEFAULT_MAX_IO_SIZE, DEFAULT_DRC_ENTRIES));
 }
 

@@ -15,12 +15,21 @@ use nfs_server::backend::mem::MemBackend;
 use nfs_server::{ExportConfig, IpNet, Server, ServerConfig, Squash};
 use rdma::{
     next_completions, Access, Completion, CompletionKind, MemoryRegion, Provider, QpConfig, QueuePair, RdmaError,
-    RegBuf,
+    RegBuf, WcError,
 };
 use rpcrdma_proto::{ConnectPrivate, DecodeLimits, RdmaHeader, Segment};
 use server_rdma::{RdmaServer, RdmaServerConfig, RdmaTransportStats};
 use tokio::sync::oneshot;
 use xdr::XdrEncode;
+
+/// Why [`Requester::recv`] got no message: the provider failed, or a work request completed in error.
+#[derive(Debug, thiserror::Error)]
+pub enum RecvError {
+    #[error(transparent)]
+    Rdma(#[from] RdmaError),
+    #[error(transparent)]
+    Completion(#[from] WcError),
+}
 
 /// How long any one step may take before the test fails.
 pub const STEP: Duration = Duration::from_secs(20);
@@ -245,16 +254,16 @@ impl Requester {
     }
 
     /// The next message received (its receive reposted), or why the connection failed.
-    pub async fn recv(&mut self) -> Result<Bytes, String> {
+    pub async fn recv(&mut self) -> Result<Bytes, RecvError> {
         loop {
-            let completion = self.next_completion().await.map_err(|e| e.to_string())?;
+            let completion = self.next_completion().await?;
             match completion.result {
                 Ok(CompletionKind::Recv(bytes)) => {
-                    self.qp.post_recvs(1).map_err(|e| e.to_string())?;
+                    self.qp.post_recvs(1)?;
                     return Ok(bytes);
                 }
                 Ok(_) => continue,
-                Err(err) => return Err(err.to_string()),
+                Err(err) => return Err(err.into()),
             }
         }
     }

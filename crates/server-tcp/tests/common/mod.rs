@@ -12,7 +12,8 @@ use onc_rpc::{
     frame_record, AcceptStat, CallHeader, OpaqueAuth, RecordDecoder, RecordLimits, ReplyBody, RpcMessage,
     MAX_FRAGMENT_LEN,
 };
-use server_tcp::{ConnectionLimits, RecordHandler, TcpServer, TransportStats};
+use server_core::{ConnectionLimits, RecordHandler};
+use server_tcp::{TcpServer, TransportStats};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;

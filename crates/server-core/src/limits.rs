@@ -1,46 +1,16 @@
-//! What one connection, and the listener as a whole, may hold at once.
+//! What one connection, and the server as a whole, may hold at once, and how long connections may
+//! stay quiet: the `[limits]` of `nfsbench serve`.
 
 use std::fmt;
 use std::time::Duration;
 
 use onc_rpc::{RecordLimits, DEFAULT_MAX_FRAGMENTS, DEFAULT_MAX_RECORD};
 
-/// Where [`RecordHandler::handle`](crate::RecordHandler::handle) runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Execution {
-    /// Inline on the connection's task when the handler never blocks, on the blocking pool otherwise.
-    #[default]
-    Auto,
-    /// Always inline on the connection's task: calls of one connection run one after another, replies
-    /// leave in call order. Only for handlers that never wait on a disk.
-    Inline,
-    /// One Tokio task per call (kept for measurement: costs more than `Inline` for the same result).
-    TaskPerCall,
-    /// One blocking-pool job per call: calls of one connection run in parallel and finish out of order.
-    BlockingPool,
-}
+use crate::Execution;
 
-/// How a connection runs its calls: [`Execution`] resolved against the handler (`Auto` becomes `Inline`
-/// or `Blocking`). Shared by the TCP and RPC-over-RDMA front ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CallMode {
-    Inline,
-    Task,
-    Blocking,
-}
-
-impl CallMode {
-    pub fn resolve(execution: Execution, handler_may_block: bool) -> CallMode {
-        match execution {
-            Execution::Auto if handler_may_block => CallMode::Blocking,
-            Execution::Auto | Execution::Inline => CallMode::Inline,
-            Execution::TaskPerCall => CallMode::Task,
-            Execution::BlockingPool => CallMode::Blocking,
-        }
-    }
-}
-
-/// Per-connection caps, server-wide limits and timeouts.
+/// Per-connection caps, server-wide limits and timeouts. The TCP front end (`server-tcp`) enforces
+/// every one as described here; the RDMA front end's defaults for its connection cap and shutdown grace
+/// are [`DEFAULT_MAX_CONNECTIONS`] and [`DEFAULT_SHUTDOWN_GRACE`].
 ///
 /// **Per connection.** A connection stops reading its socket while it has `max_in_flight_requests`
 /// calls in flight (read and not yet answered on the wire) or `max_in_flight_bytes` bytes in flight
@@ -144,6 +114,7 @@ pub const DEFAULT_PARTIAL_RECORD_TIMEOUT: Duration = Duration::from_secs(30);
 /// 60 s without the peer taking one byte of what it is owed: a live client reads within milliseconds;
 /// the Linux client's own RPC timeout for a major retransmit is 60 s (timeo=600).
 pub const DEFAULT_WRITE_STALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// 5 s for a connection to finish its calls once shutdown is asked for, on either transport.
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 impl Default for ConnectionLimits {
@@ -165,11 +136,6 @@ impl Default for ConnectionLimits {
     }
 }
 
-/// Fewest timer checks per shortest timeout: a connection closes between its timeout and a quarter more.
-const CHECKS_PER_TIMEOUT: u32 = 4;
-/// The timer never fires more often than this, whatever the timeouts.
-const MIN_CHECK_PERIOD: Duration = Duration::from_millis(10);
-
 impl ConnectionLimits {
     /// The record-marking limits for a connection's decoder.
     pub fn record_limits(&self) -> RecordLimits {
@@ -182,18 +148,8 @@ impl ConnectionLimits {
         self.max_server_in_flight_bytes as u64 + self.max_connections as u64 * per_connection
     }
 
-    /// How often each connection checks its timeouts: a quarter of the shortest one set; `None` when
-    /// none is.
-    pub(crate) fn check_period(&self) -> Option<Duration> {
-        [self.idle_timeout, self.partial_record_timeout, self.write_stall_timeout]
-            .into_iter()
-            .filter(|t| !t.is_zero())
-            .min()
-            .map(|shortest| (shortest / CHECKS_PER_TIMEOUT).max(MIN_CHECK_PERIOD))
-    }
-
     /// The same limits with zeros raised to the smallest workable values (a cap of 0 would never admit).
-    pub(crate) fn sanitized(mut self) -> Self {
+    pub fn sanitized(mut self) -> Self {
         self.max_in_flight_requests = self.max_in_flight_requests.max(1);
         self.max_in_flight_bytes = self.max_in_flight_bytes.max(1);
         self.max_server_in_flight_bytes = self.max_server_in_flight_bytes.max(1);
@@ -261,14 +217,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn auto_runs_inline_unless_the_handler_may_block() {
-        assert_eq!(CallMode::resolve(Execution::Auto, false), CallMode::Inline);
-        assert_eq!(CallMode::resolve(Execution::Auto, true), CallMode::Blocking);
-        assert_eq!(CallMode::resolve(Execution::TaskPerCall, true), CallMode::Task);
-        assert_eq!(CallMode::resolve(Execution::BlockingPool, false), CallMode::Blocking);
-    }
-
-    #[test]
     fn defaults_accept_a_one_mebibyte_write_record() {
         let limits = ConnectionLimits::default();
         assert!(limits.record_limits().max_record > 1 << 20);
@@ -289,23 +237,6 @@ mod tests {
         assert_eq!(limits.max_in_flight_bytes, 1);
         assert_eq!(limits.max_connections, 1);
         assert_eq!(limits.read_buffer, 512);
-    }
-
-    #[test]
-    fn timeouts_are_checked_four_times_per_shortest_one_and_zero_turns_one_off() {
-        let limits = ConnectionLimits::default();
-        assert_eq!(limits.check_period(), Some(DEFAULT_PARTIAL_RECORD_TIMEOUT / 4));
-        let off = ConnectionLimits {
-            idle_timeout: Duration::ZERO,
-            partial_record_timeout: Duration::ZERO,
-            write_stall_timeout: Duration::from_millis(400),
-            ..limits
-        };
-        assert_eq!(off.check_period(), Some(Duration::from_millis(100)));
-        let none = ConnectionLimits { write_stall_timeout: Duration::ZERO, ..off };
-        assert_eq!(none.check_period(), None);
-        let tiny = ConnectionLimits { idle_timeout: Duration::from_millis(1), ..limits };
-        assert_eq!(tiny.check_period(), Some(MIN_CHECK_PERIOD));
     }
 
     #[test]

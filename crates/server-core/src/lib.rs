@@ -1,0 +1,32 @@
+//! The contract between a transport front end of nfsbench's embedded server and the NFS service
+//! behind it. Two sibling front ends implement the transport side: `server-tcp` (ONC RPC record
+//! marking over TCP) and `server-rdma` (RPC-over-RDMA v1 over any `rdma` provider); neither depends on
+//! the other, and a third transport plugs in here the same way.
+//!
+//! - **Record in, reply out** ([`RecordHandler`]): a front end delivers one complete RPC call record
+//!   (its own framing removed: record marking, RDMA chunks) with the [`nfs_server::ConnectionInfo`] of
+//!   the connection it came on, and sends the [`nfs_server::Reply`] back, if any, in its own framing.
+//!   [`nfs_server::Server`] is the handler in production; tests plug in their own. [`run_contained`]
+//!   is how both front ends call it: a panicking handler costs that call, not the connection.
+//! - **Where calls run** ([`Execution`], chosen by the operator, resolved against the handler into a
+//!   [`CallMode`] by [`CallMode::resolve`]): inline on the connection's task, one task per call, or
+//!   the blocking pool for handlers that may wait on a disk.
+//! - **Limits** ([`ConnectionLimits`], the `[limits]` table of `nfsbench serve --config`, and the
+//!   `DEFAULT_*` constants): caps on what connections hold, the connection cap, timeouts, the shutdown
+//!   grace. The TCP front end enforces all of them; the RDMA front end takes its connection cap and
+//!   shutdown grace defaults from here and keeps its own RPC-over-RDMA settings (credits, inline size,
+//!   chunk sizes).
+//!
+//! Nothing here does I/O: no sockets, no queue pairs, no runtime.
+
+mod execution;
+mod handler;
+mod limits;
+
+pub use execution::{CallMode, Execution};
+pub use handler::{run_contained, RecordHandler};
+pub use limits::{
+    ConnectionLimits, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_IN_FLIGHT_BYTES,
+    DEFAULT_MAX_IN_FLIGHT_REQUESTS, DEFAULT_MAX_SERVER_IN_FLIGHT_BYTES, DEFAULT_PARTIAL_RECORD_TIMEOUT,
+    DEFAULT_READ_BUFFER, DEFAULT_SHUTDOWN_GRACE, DEFAULT_WRITE_STALL_TIMEOUT,
+};

@@ -141,6 +141,11 @@ pub(crate) enum AttachError {
 }
 
 impl AttachError {
+    /// The peer sent something unusable: `why` says what.
+    fn invalid(why: impl std::error::Error) -> AttachError {
+        AttachError::Invalid(why.to_string())
+    }
+
     pub(crate) fn reason(&self) -> String {
         match self {
             AttachError::Permission(pid) => format!(
@@ -181,12 +186,12 @@ pub(crate) fn attach(
         return Err(AttachError::Invalid("missing shared-memory descriptors".into()));
     };
     let ring = match fds.next() {
-        Some(fd) => Some(Ring::map_peer(fd, offer.ring_len as usize).map_err(AttachError::Invalid)?),
+        Some(fd) => Some(Ring::map_peer(fd, offer.ring_len as usize).map_err(AttachError::invalid)?),
         None => None,
     };
-    let table = SharedMem::map_peer(table_fd, table_len(), false).map_err(AttachError::Invalid)?;
-    let guard = SharedMem::map_peer(guard_fd, guard_len(), false).map_err(AttachError::Invalid)?;
-    let remote = RemoteTable::new(table, Arc::clone(local.table.guard())).map_err(AttachError::Invalid)?;
+    let table = SharedMem::map_peer(table_fd, table_len(), false).map_err(AttachError::invalid)?;
+    let guard = SharedMem::map_peer(guard_fd, guard_len(), false).map_err(AttachError::invalid)?;
+    let remote = RemoteTable::new(table, Arc::clone(local.table.guard())).map_err(AttachError::invalid)?;
     let pid =
         socket::peer_pid(sock.get_ref().as_fd()).map_err(|e| AttachError::Invalid(format!("SO_PEERCRED: {e}")))?;
     let addr = usize::try_from(offer.table_addr)

@@ -421,6 +421,11 @@ pub(crate) enum Refusal {
     Access(String),
 }
 
+/// The peer's key table is not one this build lays out (magic or slot count differ).
+#[derive(Debug, thiserror::Error)]
+#[error("the peer's key table has an unknown layout")]
+pub(crate) struct UnknownTableLayout;
+
 /// The peer's key table, mapped read-only, and our busy counters on its slots.
 #[derive(Debug)]
 pub(crate) struct RemoteTable {
@@ -430,10 +435,10 @@ pub(crate) struct RemoteTable {
 
 impl RemoteTable {
     /// Wraps the peer's table after checking the header; `guard` is ours ([`LocalTable::guard`]).
-    pub(crate) fn new(table: SharedMem, guard: Arc<SharedMem>) -> Result<RemoteTable, String> {
+    pub(crate) fn new(table: SharedMem, guard: Arc<SharedMem>) -> Result<RemoteTable, UnknownTableLayout> {
         if table.load_u64(0, Ordering::Acquire) != MAGIC || table.load_u64(OFF_SLOTS, Ordering::Relaxed) != SLOTS as u64
         {
-            return Err("the peer's key table has an unknown layout".into());
+            return Err(UnknownTableLayout);
         }
         Ok(RemoteTable { table, guard })
     }

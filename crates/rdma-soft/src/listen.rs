@@ -76,7 +76,8 @@ async fn handshake(sock: OwnedFd, local: SocketAddr) -> Result<SoftIncoming, Rdm
             // A client's identity for access rules comes from the kernel, never from the client.
             let ip = match names::peer_address(local.ip(), hello.addr.ip(), &names::is_local_address) {
                 Ok(ip) => ip,
-                Err(why) => {
+                Err(refused) => {
+                    let why = refused.to_string();
                     establish::send(&sock, &Handshake::Reject(why.clone()), None).await?;
                     return Err(RdmaError::Invalid(format!("{why} (process {}, uid {})", cred.pid, cred.uid)));
                 }

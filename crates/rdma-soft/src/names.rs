@@ -31,6 +31,15 @@ pub(crate) fn dial_candidates(addr: SocketAddr) -> Vec<SocketAddr> {
     out
 }
 
+/// Why a connecting process's claimed address was refused (see [`peer_address`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum RefusedAddress {
+    #[error("the client says it dialed {claimed}, which this listener ({listener}) does not answer to")]
+    NotThisListener { claimed: IpAddr, listener: IpAddr },
+    #[error("the client claims the address {claimed}, which is not an address of this host (network namespace)")]
+    NotThisHost { claimed: IpAddr },
+}
+
 /// The address a connecting process is known by (exports' client lists judge it): the address it
 /// dialed, as it says in its Hello. On one host that is where a TCP connection from it would come
 /// from (a local process reaching a local address X leaves from X), but the Hello is the client's
@@ -46,7 +55,7 @@ pub(crate) fn peer_address(
     listener: IpAddr,
     claimed: IpAddr,
     is_local: &dyn Fn(IpAddr) -> bool,
-) -> Result<IpAddr, String> {
+) -> Result<IpAddr, RefusedAddress> {
     let answers = match listener {
         ip if ip == claimed => true,
         IpAddr::V4(ip) => ip.is_unspecified() && claimed.is_ipv4(),
@@ -54,9 +63,7 @@ pub(crate) fn peer_address(
         IpAddr::V6(ip) => ip.is_unspecified(),
     };
     if !answers {
-        return Err(format!(
-            "the client says it dialed {claimed}, which this listener ({listener}) does not answer to"
-        ));
+        return Err(RefusedAddress::NotThisListener { claimed, listener });
     }
     let ip = match claimed.to_canonical() {
         IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
@@ -66,9 +73,7 @@ pub(crate) fn peer_address(
     if ip.is_loopback() || is_local(ip) {
         Ok(ip)
     } else {
-        Err(format!(
-            "the client claims the address {claimed}, which is not an address of this host (network namespace)"
-        ))
+        Err(RefusedAddress::NotThisHost { claimed })
     }
 }
 
@@ -143,9 +148,12 @@ mod tests {
         assert_eq!(peer_address(ip("0.0.0.0"), ip("0.0.0.0"), &lan), Ok(ip("127.0.0.1")));
         // A claim that is no address of this host, or that the listener does not answer to.
         let refused = peer_address(ip("0.0.0.0"), ip("10.9.9.9"), &lan).expect_err("not local");
-        assert!(refused.contains("10.9.9.9") && refused.contains("not an address of this host"), "{refused}");
+        assert_eq!(refused, RefusedAddress::NotThisHost { claimed: ip("10.9.9.9") });
+        let text = refused.to_string();
+        assert!(text.contains("10.9.9.9") && text.contains("not an address of this host"), "{text}");
         assert!(peer_address(ip("::"), ip("10.9.9.9"), &lan).is_err());
-        assert!(peer_address(ip("127.0.0.1"), ip("127.0.0.2"), &lan).expect_err("other").contains("answer"));
+        let other = peer_address(ip("127.0.0.1"), ip("127.0.0.2"), &lan).expect_err("other");
+        assert!(matches!(other, RefusedAddress::NotThisListener { .. }) && other.to_string().contains("answer"));
         assert!(peer_address(ip("127.0.0.1"), ip("10.9.9.9"), &lan).is_err());
         assert!(peer_address(ip("0.0.0.0"), ip("::1"), &lan).is_err());
     }

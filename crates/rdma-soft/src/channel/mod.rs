@@ -27,6 +27,9 @@ pub(crate) enum ChannelError {
     /// The peer broke the channel's rules.
     #[error("protocol violation by the peer: {0}")]
     Protocol(String),
+    /// The peer broke the shared-memory ring's rules.
+    #[error("protocol violation by the peer: {0}")]
+    Ring(#[from] ring::RingError),
     #[error("connection socket: {0}")]
     Io(#[from] io::Error),
 }

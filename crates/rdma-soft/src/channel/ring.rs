@@ -11,7 +11,7 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-use crate::sys::mem::{page_round, SharedMem};
+use crate::sys::mem::{page_round, PeerMemError, SharedMem};
 
 const HEAD: usize = 0;
 const TAIL: usize = 64;
@@ -36,6 +36,21 @@ pub(crate) fn ring_len(recv_size: u32, max_recv: u32) -> Option<usize> {
     (capacity <= MAX_CAPACITY).then(|| page_round(DATA + capacity))
 }
 
+/// How the peer's ring broke the rules (every value read from it is checked).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RingError {
+    #[error("the peer's ring has an impossible size")]
+    ImpossibleSize,
+    #[error(transparent)]
+    Memory(#[from] PeerMemError),
+    #[error("the peer's ring positions are corrupt")]
+    CorruptPositions,
+    #[error("the peer's ring is full: it does not take the messages its receives allow")]
+    Full,
+    #[error("the peer's ring records are corrupt")]
+    CorruptRecords,
+}
+
 /// One mapped ring.
 #[derive(Debug)]
 pub(crate) struct Ring {
@@ -51,8 +66,8 @@ impl Ring {
     }
 
     /// Maps the peer's ring of `len` bytes (as its offer said) for this side to send on.
-    pub(crate) fn map_peer(fd: OwnedFd, len: usize) -> Result<Ring, String> {
-        let capacity = capacity_of(len).ok_or("the peer's ring has an impossible size")?;
+    pub(crate) fn map_peer(fd: OwnedFd, len: usize) -> Result<Ring, RingError> {
+        let capacity = capacity_of(len).ok_or(RingError::ImpossibleSize)?;
         Ok(Ring { mem: SharedMem::map_peer(fd, len, true)?, capacity })
     }
 
@@ -86,17 +101,17 @@ impl Ring {
     }
 
     /// Appends one record at `head` (the producer's own count); returns the new head, published.
-    pub(crate) fn push(&self, head: u64, parts: &[&[u8]]) -> Result<u64, String> {
+    pub(crate) fn push(&self, head: u64, parts: &[&[u8]]) -> Result<u64, RingError> {
         let len: usize = parts.iter().map(|p| p.len()).sum();
         let tail = self.word(TAIL).load(Ordering::Acquire);
         let used = head.checked_sub(tail).filter(|used| *used <= self.capacity as u64);
-        let used = used.ok_or("the peer's ring positions are corrupt")? as usize;
+        let used = used.ok_or(RingError::CorruptPositions)? as usize;
         let record = record_len(len);
         let pos = (head % self.capacity as u64) as usize;
         let to_end = self.capacity - pos;
         let need = if record <= to_end { record } else { to_end + record };
         if need > self.capacity - used {
-            return Err("the peer's ring is full: it does not take the messages its receives allow".into());
+            return Err(RingError::Full);
         }
         let (mut head, mut pos) = (head, pos);
         if record > to_end {
@@ -120,15 +135,14 @@ impl Ring {
 
     /// Takes the record at `tail` (the consumer's own count) if one is there: `Ok(None)` when the
     /// ring is empty, else the message and the new tail (published).
-    pub(crate) fn pop(&self, tail: u64, max_len: usize) -> Result<Option<(Vec<u8>, u64)>, String> {
+    pub(crate) fn pop(&self, tail: u64, max_len: usize) -> Result<Option<(Vec<u8>, u64)>, RingError> {
         let mut tail = tail;
         let head = self.word(HEAD).load(Ordering::Acquire);
-        let corrupt = || "the peer's ring records are corrupt".to_string();
         if head.checked_sub(tail).is_none_or(|n| n > self.capacity as u64) {
-            return Err(corrupt());
+            return Err(RingError::CorruptRecords);
         }
         while tail != head {
-            let available = head.checked_sub(tail).ok_or_else(corrupt)?;
+            let available = head.checked_sub(tail).ok_or(RingError::CorruptRecords)?;
             let pos = (tail % self.capacity as u64) as usize;
             let mut header = [0u8; 8];
             self.mem.read_bytes(DATA + pos, &mut header);
@@ -137,14 +151,14 @@ impl Ring {
                 // The padding runs to the end of the area, which the producer must have written past.
                 let pad = (self.capacity - pos) as u64;
                 if pad > available {
-                    return Err(corrupt());
+                    return Err(RingError::CorruptRecords);
                 }
                 tail += pad;
                 continue;
             }
             let record = record_len(len as usize);
             if len as usize > max_len || record > self.capacity - pos || record as u64 > available {
-                return Err(corrupt());
+                return Err(RingError::CorruptRecords);
             }
             let mut message = vec![0u8; len as usize];
             self.mem.read_bytes(DATA + pos + 8, &mut message);
@@ -200,18 +214,23 @@ mod tests {
     fn rejects_oversized_records_and_corrupt_positions() {
         let (consumer, producer) = pair(64, 4);
         producer.push(0, &[&[0u8; 100]]).expect("push");
-        assert!(consumer.pop(0, 64).unwrap_err().contains("corrupt"));
+        let oversized = consumer.pop(0, 64).unwrap_err();
+        assert!(matches!(oversized, RingError::CorruptRecords) && oversized.to_string().contains("corrupt"));
         producer.word(HEAD).store(1 << 40, Ordering::SeqCst);
-        assert!(consumer.pop(0, 64).is_err());
+        assert!(matches!(consumer.pop(0, 64), Err(RingError::CorruptRecords)));
         consumer.word(TAIL).store(1 << 40, Ordering::SeqCst);
-        assert!(producer.push(0, &[b"x"]).is_err());
+        assert!(matches!(producer.push(0, &[b"x"]), Err(RingError::CorruptPositions)));
     }
 
     #[test]
     fn ring_sizes_are_bounded() {
         assert_eq!(ring_len(4096, 128), Some(4096 + (1 << 20)));
         assert_eq!(ring_len(16 << 20, 1 << 16), None);
-        assert!(Ring::map_peer(Ring::create(8192).expect("ring").mem.fd().try_clone_to_owned().expect("fd"), 12288)
-            .is_err());
+        let fd = Ring::create(8192).expect("ring").mem.fd().try_clone_to_owned().expect("fd");
+        // A valid ring length that is not the memfd's own size.
+        assert!(matches!(Ring::map_peer(fd, 12288), Err(RingError::Memory(PeerMemError::Size { .. }))));
+        let fd = Ring::create(8192).expect("ring").mem.fd().try_clone_to_owned().expect("fd");
+        // A data area that is no power of two.
+        assert!(matches!(Ring::map_peer(fd, 4096 + 3000), Err(RingError::ImpossibleSize)));
     }
 }

@@ -99,7 +99,7 @@ impl ShmChannel {
     fn drain(&mut self, limit: usize, deliver: &mut dyn FnMut(Bytes)) -> Result<usize, ChannelError> {
         let mut taken = 0;
         while taken < limit {
-            match self.inbound.pop(self.tail, self.recv_size).map_err(ChannelError::Protocol)? {
+            match self.inbound.pop(self.tail, self.recv_size)? {
                 Some((message, tail)) => {
                     self.tail = tail;
                     deliver(Bytes::from(message));
@@ -117,7 +117,7 @@ impl Channel for ShmChannel {
         if self.closed || self.outbound.is_closed() {
             return Err(ChannelError::Closed);
         }
-        self.head = self.outbound.push(self.head, parts).map_err(ChannelError::Protocol)?;
+        self.head = self.outbound.push(self.head, parts)?;
         let sleeping = self.outbound.sleeping();
         if sleeping.load(Ordering::SeqCst) != 0 && sleeping.swap(0, Ordering::SeqCst) != 0 {
             self.ring_doorbell()?;

@@ -12,6 +12,19 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::ptr;
 use std::sync::atomic::{AtomicU32, AtomicU64};
 
+/// Why a memfd the peer sent was refused.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum PeerMemError {
+    #[error("fstat of the peer's memory: {0}")]
+    Fstat(io::Error),
+    #[error("the peer's shared memory has {actual} bytes, expected {expected}")]
+    Size { actual: i64, expected: usize },
+    #[error("the peer's shared memory is not sealed against shrinking")]
+    NotSealed,
+    #[error("mapping the peer's shared memory: {0}")]
+    Map(io::Error),
+}
+
 /// One mapping of a memfd, unmapped on drop.
 #[derive(Debug)]
 pub(crate) struct SharedMem {
@@ -58,22 +71,22 @@ impl SharedMem {
 
     /// Maps a memfd the peer sent after checking that it is exactly `len` bytes and sealed against
     /// shrinking (so no access can fault later).
-    pub(crate) fn map_peer(fd: OwnedFd, len: usize, writable: bool) -> Result<SharedMem, String> {
+    pub(crate) fn map_peer(fd: OwnedFd, len: usize, writable: bool) -> Result<SharedMem, PeerMemError> {
         // SAFETY: an all-zero `stat` is a valid value for fstat to fill in.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
         // SAFETY: `st` is a valid out-pointer for the duration of the call.
         if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
-            return Err(format!("fstat of the peer's memory: {}", io::Error::last_os_error()));
+            return Err(PeerMemError::Fstat(io::Error::last_os_error()));
         }
         if usize::try_from(st.st_size).ok() != Some(len) {
-            return Err(format!("the peer's shared memory has {} bytes, expected {len}", st.st_size));
+            return Err(PeerMemError::Size { actual: st.st_size, expected: len });
         }
         // SAFETY: plain system call on a descriptor we own.
         let seals = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GET_SEALS) };
         if seals < 0 || seals & libc::F_SEAL_SHRINK == 0 {
-            return Err("the peer's shared memory is not sealed against shrinking".into());
+            return Err(PeerMemError::NotSealed);
         }
-        SharedMem::map(fd, len, writable).map_err(|e| format!("mapping the peer's shared memory: {e}"))
+        SharedMem::map(fd, len, writable).map_err(PeerMemError::Map)
     }
 
     fn map(fd: OwnedFd, len: usize, writable: bool) -> io::Result<SharedMem> {
@@ -198,14 +211,16 @@ mod tests {
     fn refuses_a_peer_memfd_of_the_wrong_size_or_without_seals() {
         let mem = SharedMem::create(c"test", page_size(), false).expect("memfd");
         let fd = mem.fd().try_clone_to_owned().expect("dup");
-        assert!(SharedMem::map_peer(fd, 2 * page_size(), true).unwrap_err().contains("expected"));
+        let wrong_size = SharedMem::map_peer(fd, 2 * page_size(), true).unwrap_err();
+        assert!(matches!(wrong_size, PeerMemError::Size { .. }) && wrong_size.to_string().contains("expected"));
         // SAFETY: a valid C string.
         let raw = unsafe { libc::memfd_create(c"unsealed".as_ptr(), libc::MFD_CLOEXEC) };
         // SAFETY: a fresh descriptor.
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
         // SAFETY: plain system call.
         assert_eq!(unsafe { libc::ftruncate(fd.as_raw_fd(), page_size() as libc::off_t) }, 0);
-        assert!(SharedMem::map_peer(fd, page_size(), true).unwrap_err().contains("sealed"));
+        let unsealed = SharedMem::map_peer(fd, page_size(), true).unwrap_err();
+        assert!(matches!(unsealed, PeerMemError::NotSealed) && unsealed.to_string().contains("sealed"));
     }
 
     #[test]

@@ -12,7 +12,8 @@ use nfs3_proto::{MOUNT_PROGRAM, MOUNT_V3, NFS_PROGRAM, NFS_V3};
 use crate::encode::CallEncoder;
 use crate::error::ClientError;
 use crate::mount;
-use crate::rdma::{RdmaConfig, RdmaOptions, RdmaTransport};
+use crate::rdma::{RdmaConfig, RdmaTransport};
+use crate::retransmit::RetransmitPolicy;
 use crate::tcp::{TcpOptions, TcpTransport, REPLY_HEADROOM};
 use crate::transport::RpcTransport;
 use crate::types::{ClientStats, ConnectionInfo, FileHandle};
@@ -78,17 +79,12 @@ async fn connect_transport(
 ) -> Result<Box<dyn RpcTransport>, ClientError> {
     match (spec.proto, rdma) {
         (Proto::Tcp, _) => {
-            let options = TcpOptions {
-                timeo: spec.timeo,
-                retrans: spec.retrans,
-                hard: spec.hard,
-                max_record: spec.rsize as usize + REPLY_HEADROOM,
-            };
+            let options =
+                TcpOptions { retransmit: RetransmitPolicy::of(spec), max_record: spec.rsize as usize + REPLY_HEADROOM };
             Ok(Box::new(TcpTransport::connect_over(addrs, options, link).await?))
         }
         (Proto::Rdma, Some(config)) => {
-            let options = RdmaOptions { timeo: spec.timeo, retrans: spec.retrans, hard: spec.hard };
-            Ok(Box::new(RdmaTransport::connect(addrs, config, options).await?))
+            Ok(Box::new(RdmaTransport::connect(addrs, config, RetransmitPolicy::of(spec)).await?))
         }
         (Proto::Rdma, None) => Err(no_provider()),
     }

@@ -5,13 +5,14 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::error::ClientError;
+use crate::responsiveness::Responsiveness;
 use crate::transport::{ReplySender, RpcCall};
 use crate::types::{ClientStats, ConnectionInfo};
 
@@ -28,15 +29,14 @@ pub(crate) struct Counters {
 
 impl Counters {
     /// Counts `major` major timeouts (retrans retransmissions without a reply) and says once, until a
-    /// reply comes (`not_responding` cleared), that the server is not responding, as the Linux client does.
-    pub(crate) fn major_timeouts(&self, major: u64, not_responding: &AtomicBool, hard: bool, server: SocketAddr) {
+    /// reply comes, that the server is not responding, as the Linux client does.
+    pub(crate) fn major_timeouts(&self, major: u64, server: &Responsiveness, hard: bool, addr: SocketAddr) {
         if major == 0 {
             return;
         }
         self.major_timeouts.fetch_add(major, Relaxed);
-        if !not_responding.swap(true, Relaxed) {
-            let action = if hard { "still trying" } else { "timed out" };
-            tracing::warn!(server = %server, "nfs: server {server} not responding, {action}");
+        if let Some(notice) = server.major_timeouts(major, addr, hard) {
+            tracing::warn!(server = %addr, "{notice}");
         }
     }
 

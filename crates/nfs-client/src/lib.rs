@@ -39,6 +39,12 @@
 //! every outstanding call is sent again on it. [`NfsClient::connections`] and [`NfsClient::stats`]
 //! count calls, retransmissions, reconnections and timeouts.
 //!
+//! Both transports keep their calls in the same sans-I/O call table (`calls`: xids, the FIFO of calls
+//! waiting to be sent, deadlines, the clock passed in) under one [`RetransmitPolicy`]; `tcp` and `rdma`
+//! are drivers feeding it replies, completions and time, and the reconnection and timer tasks (`slot`)
+//! are shared. What differs on purpose is the transport's recovery of a timed-out call: TCP sends it
+//! again on the same connection, RPC-over-RDMA replaces the queue pair (see [`rdma`]).
+//!
 //! # Transports
 //!
 //! The procedure layer talks to an [`RpcTransport`]: encoded calls in (inline bytes, plus the WRITE
@@ -75,6 +81,7 @@
 //! One enum, [`ClientError`]: NFS statuses (`"READ failed: NFS3ERR_IO"`), MOUNT statuses, RPC-level
 //! refusals, socket errors naming the address, soft timeouts, malformed replies, unsupported options.
 
+mod calls;
 mod client;
 mod decode;
 mod encode;
@@ -84,17 +91,21 @@ mod mount;
 mod pending;
 mod procedures;
 pub mod rdma;
+mod responsiveness;
+mod retransmit;
+mod slot;
 pub mod tcp;
 pub mod transport;
 mod types;
 
-pub use crate::rdma::{reassemble_reply_for_fuzzing, RdmaConfig, RdmaOptions, RdmaTransport};
+pub use crate::rdma::{reassemble_reply_for_fuzzing, RdmaConfig, RdmaTransport};
 pub use client::NfsClient;
 #[doc(hidden)]
 pub use decode::decode_reply_for_fuzzing;
 pub use error::ClientError;
 pub use nfs3_proto::{FsinfoResOk, NfsErr3};
 pub use pending::Pending;
+pub use retransmit::{RetransmitPolicy, MAX_TIMEOUT};
 pub use tcp::{TcpOptions, TcpTransport};
 pub use transport::{BulkPayload, ReplyReceiver, ReplySender, RpcCall, RpcReply, RpcTransport};
 pub use types::{Attr, ClientStats, ConnectionInfo, CreateHow, FileHandle, FileKind, ReadReply, StableHow, WriteReply};

@@ -14,12 +14,12 @@ use nfs3_proto::{
     NFS_PROGRAM, NFS_V3,
 };
 use nfs_client::transport::{reply_channel, RpcCall, RpcReply, RpcTransport};
-use nfs_client::{RdmaConfig, RdmaOptions, RdmaTransport};
+use nfs_client::{RdmaConfig, RdmaTransport, RetransmitPolicy};
 use onc_rpc::{CallHeader, OpaqueAuth, RpcMessage};
 use rpcrdma_proto::RdmaBody;
 use xdr::{XdrEncode, XdrWriter};
 
-const OPTIONS: RdmaOptions = RdmaOptions { timeo: Duration::from_secs(60), retrans: 2, hard: true };
+const OPTIONS: RetransmitPolicy = RetransmitPolicy { timeo: Duration::from_secs(60), retrans: 2, hard: true };
 
 async fn transport(fake: &RdmaFake) -> RdmaTransport {
     let config = RdmaConfig::new(Arc::new(rdma_soft::SoftProvider::new().expect("soft provider")));

@@ -5,9 +5,8 @@
 //! Calls are posted from whichever task frees a credit (the submitter, or the driver on a reply), under
 //! the state lock, so a Send never overtakes the credit rules. Replies are handled in `receive.rs`.
 
-use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
@@ -16,28 +15,16 @@ use rpcrdma_proto::{CreditState, InlineThresholds};
 use tokio::sync::Notify;
 
 use super::transmit::{transmit, Regions, TransmitError};
+use crate::calls::{CallTable, Expired, Outstanding, Recovery};
 use crate::error::ClientError;
 use crate::lanes::Counters;
-use crate::tcp::RetransmitPolicy;
+use crate::responsiveness::Responsiveness;
+use crate::retransmit::RetransmitPolicy;
 use crate::transport::{ReplySender, RpcCall};
 use crate::types::ConnectionInfo;
 
-/// A call submitted and not yet answered.
-#[derive(Debug)]
-pub(crate) struct Outstanding {
-    pub(crate) call: RpcCall,
-    pub(crate) reply: ReplySender,
-    /// Submission order, kept across connections.
-    seq: u64,
-    pub(crate) submitted: Instant,
-    pub(crate) deadline: Instant,
-    /// Timeouts in the current major-timeout cycle.
-    pub(crate) retries: u32,
-    /// Sent on the current queue pair: it holds a credit and its memory is registered.
-    pub(crate) sent: bool,
-    transmissions: u32,
-    pub(crate) regions: Regions,
-}
+/// A call of this transport: what it registered for its current transmission is kept with it.
+pub(crate) type Call = Outstanding<Regions>;
 
 /// An established queue pair as the slot uses it.
 #[derive(Debug)]
@@ -64,15 +51,13 @@ impl Link {
 
 #[derive(Debug)]
 pub(crate) struct State {
-    pub(crate) calls: HashMap<u32, Outstanding>,
-    /// Calls to send, oldest first (RFC 8166 §3.3.1: a call waits while no credit is free).
-    waiting: VecDeque<u32>,
+    /// Calls outstanding; those waiting are sent oldest first (RFC 8166 §3.3.1: a call waits while no
+    /// credit is free).
+    pub(crate) calls: CallTable<Regions>,
     pub(super) credits: CreditState,
     pub(crate) link: Option<Link>,
     /// Sends posted whose completion has not been seen: bounded by the send queue's depth.
     pub(super) sends: u32,
-    closed: bool,
-    next_seq: u64,
     generation: u64,
     /// The queue pair of this generation is to be dropped (a call timed out on it).
     pub(crate) drop_requested: Option<u64>,
@@ -89,8 +74,7 @@ pub(crate) struct Shared {
     pub(crate) credits: u32,
     /// Our inline send and receive threshold.
     pub(crate) inline_size: u32,
-    /// "server not responding" was logged and no reply came since.
-    pub(crate) not_responding: AtomicBool,
+    pub(crate) responsiveness: Responsiveness,
 }
 
 #[derive(Debug)]
@@ -107,18 +91,16 @@ pub(crate) struct Connection {
 }
 
 /// Calls to fail once the lock is released.
-pub(super) type Failed = Vec<(Outstanding, ClientError)>;
+pub(super) type Failed = Vec<(Call, ClientError)>;
 
 impl Connection {
     pub(crate) fn new(index: usize, remote: SocketAddr, shared: Arc<Shared>) -> Self {
+        // A timed-out call replaces the queue pair: nothing is sent twice on one (see `Recovery`).
         let state = State {
-            calls: HashMap::new(),
-            waiting: VecDeque::new(),
+            calls: CallTable::new(shared.policy, Recovery::Reconnect),
             credits: CreditState::new(shared.credits),
             link: None,
             sends: 0,
-            closed: false,
-            next_seq: 0,
             generation: 0,
             drop_requested: None,
             replies_here: 0,
@@ -142,34 +124,12 @@ impl Connection {
     /// Registers a call and sends it if a credit is free.
     pub(crate) fn submit(&self, call: RpcCall, reply: ReplySender) {
         let now = Instant::now();
-        let deadline = now + self.shared.policy.timeout(0);
         let mut failed = Vec::new();
         let mut st = self.lock();
-        if st.closed {
+        if let Err(refused) = st.calls.insert(call, reply, Regions::default(), now) {
             drop(st);
-            return reply.send(Err(ClientError::Closed { proc: call.proc }));
+            return refused.reply.send(Err(refused.error));
         }
-        let xid = call.xid;
-        if st.calls.contains_key(&xid) {
-            drop(st);
-            let detail = format!("xid {xid:#x} is still outstanding after 2^32 calls");
-            return reply.send(Err(ClientError::InvalidArgument { proc: call.proc, detail }));
-        }
-        let seq = st.next_seq;
-        st.next_seq += 1;
-        let c = Outstanding {
-            call,
-            reply,
-            seq,
-            submitted: now,
-            deadline,
-            retries: 0,
-            sent: false,
-            transmissions: 0,
-            regions: Regions::default(),
-        };
-        st.calls.insert(xid, c);
-        st.waiting.push_back(xid);
         let disconnected = st.link.is_none();
         self.pump(&mut st, &mut failed);
         drop(st);
@@ -184,29 +144,27 @@ impl Connection {
     pub(super) fn pump(&self, st: &mut State, failed: &mut Failed) {
         let Some(link) = &st.link else { return };
         let (qp, limits, generation) = (Arc::clone(&link.qp), link.limits, link.generation);
-        while let Some(&xid) = st.waiting.front() {
+        while st.calls.has_waiting() {
             // RFC 8166 §3.3.1: never more calls outstanding than the responder granted.
             if st.sends >= self.shared.credits || !st.credits.try_acquire() {
                 break;
             }
-            st.waiting.pop_front();
-            let Some(c) = st.calls.get_mut(&xid).filter(|c| !c.sent) else {
+            let Some(c) = st.calls.pop_waiting() else {
                 st.credits.release_unsent();
-                continue;
+                break;
             };
+            let xid = c.call.xid;
             match transmit(&*qp, self.remote, &c.call, st.credits.request(), limits) {
                 Ok(regions) => {
-                    c.regions = regions;
-                    c.sent = true;
-                    c.transmissions += 1;
-                    if c.transmissions > 1 {
+                    c.extra = regions;
+                    if c.mark_sent() {
                         self.counters.retransmissions.fetch_add(1, Relaxed);
                     }
                     st.sends += 1;
                 }
                 Err(TransmitError::Connection(e)) => {
                     st.credits.release_unsent();
-                    st.waiting.push_front(xid);
+                    st.calls.wait_first(xid);
                     tracing::warn!(server = %self.remote, connection = self.index, "RDMA send failed: {e}; reconnecting");
                     st.drop_requested = Some(generation);
                     self.kick.notify_one();
@@ -214,7 +172,7 @@ impl Connection {
                 }
                 Err(TransmitError::Call(err)) => {
                     st.credits.release_unsent();
-                    if let Some(c) = st.calls.remove(&xid) {
+                    if let Some(c) = st.calls.remove(xid) {
                         failed.push((c, err));
                     }
                 }
@@ -260,17 +218,10 @@ impl Connection {
         let mut stale = Vec::new();
         let answered = {
             let mut st = self.lock();
-            let st = &mut *st;
             st.link = None;
             st.sends = 0;
             st.credits.reset();
-            for c in st.calls.values_mut().filter(|c| c.sent) {
-                c.sent = false;
-                stale.push(std::mem::take(&mut c.regions));
-            }
-            let mut order: Vec<(u64, u32)> = st.calls.iter().map(|(&xid, c)| (c.seq, xid)).collect();
-            order.sort_unstable();
-            st.waiting = order.into_iter().map(|(_, xid)| xid).collect();
+            st.calls.requeue_all(|c| stale.push(std::mem::take(&mut c.extra)));
             st.replies_here > 0
         };
         for regions in stale {
@@ -284,16 +235,42 @@ impl Connection {
         !self.lock().calls.is_empty()
     }
 
+    /// Counts timeouts, fails soft calls past `retrans`, and asks for a new queue pair when a sent call
+    /// timed out (`Recovery::Reconnect`). Calls still waiting for a credit (or a connection) time out
+    /// the same way, which is what frees a caller stuck behind a server that never grants one.
+    pub(crate) fn check_timeouts(&self, now: Instant) {
+        let (expired, drop_link) = {
+            let mut st = self.lock();
+            let expired = st.calls.expire(now);
+            let drop_link = expired.reconnect && st.link.is_some();
+            if drop_link {
+                st.drop_requested = st.link.as_ref().map(|l| l.generation());
+            }
+            (expired, drop_link)
+        };
+        if drop_link {
+            self.kick.notify_one();
+        }
+        self.counters.major_timeouts(expired.major, &self.shared.responsiveness, self.shared.policy.hard, self.remote);
+        if !expired.failed.is_empty() {
+            self.counters.soft_timeouts.fetch_add(expired.failed.len() as u64, Relaxed);
+            let failed = expired.failed.into_iter().map(|c| {
+                let err = Expired::error(&c, now);
+                (c, err)
+            });
+            finish(failed.collect());
+        }
+    }
+
     /// Refuses new calls and fails the outstanding ones with [`ClientError::Closed`].
     pub(crate) fn close(&self) {
         let failed: Failed = {
             let mut st = self.lock();
-            st.closed = true;
             st.link = None;
-            st.waiting.clear();
             st.calls
-                .drain()
-                .map(|(_, c)| {
+                .close()
+                .into_iter()
+                .map(|c| {
                     let err = ClientError::Closed { proc: c.call.proc };
                     (c, err)
                 })
@@ -322,7 +299,7 @@ impl Connection {
 /// Fails calls: memory invalidated first.
 pub(crate) fn finish(failed: Failed) {
     for (c, err) in failed {
-        c.regions.invalidate();
+        c.extra.invalidate();
         c.reply.send(Err(err));
     }
 }

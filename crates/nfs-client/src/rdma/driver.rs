@@ -1,18 +1,20 @@
-//! The driver task of a slot: opens queue pairs (RFC 8797 private data, receives posted for every
-//! credit before the first call), polls the completion queue, and when the queue pair breaks or a
-//! timeout asks for it, makes every outstanding call wait again and reconnects (lazily: once a call
-//! waits), backing off while attempts fail. On shutdown it fails whatever is outstanding with `Closed`.
+//! The RDMA side of a connection slot ([`Slot`]): opening queue pairs (RFC 8797 private data, receives
+//! posted for every credit before the first call) and serving one by polling its completion queue until
+//! it breaks or a timeout asks for a new one (`Recovery::Reconnect`). Reconnection, backoff and the
+//! timer are the neutral [`crate::slot`] tasks.
 
 use std::net::SocketAddr;
-use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
+use std::time::Instant;
 
 use rdma::{next_completions, QpConfig, QueuePair, RdmaError};
 use rpcrdma_proto::{effective_thresholds, InlineThresholds};
-use tokio::sync::watch;
+use tokio::sync::{watch, Notify};
 
 use super::connection::{Connection, Link, Shared};
-use crate::tcp::{connect_timeout, reconnect_delay};
+use crate::lanes::Counters;
+use crate::retransmit::RetransmitPolicy;
+use crate::slot::{stopped, End, Slot};
 
 /// RDMA Reads the server may have in flight towards us: what the Linux client offers.
 const RESPONDER_RESOURCES: u8 = 16;
@@ -32,7 +34,7 @@ pub(crate) async fn open(shared: &Shared, addr: SocketAddr) -> Result<Link, Rdma
         initiator_depth: 0,
         responder_resources: RESPONDER_RESOURCES,
     };
-    let timeout = connect_timeout(shared.policy.timeo);
+    let timeout = shared.policy.connect_timeout();
     let qp: Arc<dyn QueuePair> =
         match tokio::time::timeout(timeout, shared.provider.connect(addr, config, &private)).await {
             Ok(qp) => Arc::from(qp?),
@@ -51,42 +53,59 @@ pub(crate) async fn open(shared: &Shared, addr: SocketAddr) -> Result<Link, Rdma
     Ok(Link::new(qp, limits))
 }
 
-enum End {
-    Shutdown,
-    Lost(String),
-}
+impl Slot for Connection {
+    type Link = Link;
+    type OpenError = RdmaError;
+    const KIND: &'static str = "RDMA ";
 
-async fn stopped(shutdown: &mut watch::Receiver<bool>) {
-    // An error means the transport is gone: stop as well.
-    let _ = shutdown.wait_for(|&stop| stop).await;
-}
-
-/// Serves the slot, starting with the queue pair `first` opened at mount time, until shutdown.
-pub(crate) async fn run(conn: Arc<Connection>, first: Link, mut shutdown: watch::Receiver<bool>) {
-    let mut next = Some(first);
-    let mut failures = 0u32;
-    loop {
-        let link = match next.take() {
-            Some(link) => link,
-            None => match reconnect(&conn, &mut shutdown, &mut failures).await {
-                Some(link) => link,
-                None => break,
-            },
-        };
-        let qp = Arc::clone(&link.qp);
-        let generation = conn.attach(link);
-        let end = serve(&conn, &*qp, generation, &mut shutdown).await;
-        qp.disconnect();
-        match end {
-            End::Shutdown => break,
-            End::Lost(why) => {
-                let answered = conn.detach();
-                failures = if answered { 0 } else { failures + 1 };
-                tracing::warn!(server = %conn.remote, connection = conn.index, "RDMA connection lost: {why}; reconnecting");
-            }
-        }
+    fn remote(&self) -> SocketAddr {
+        self.remote
     }
-    conn.close();
+
+    fn index(&self) -> usize {
+        self.index
+    }
+
+    fn policy(&self) -> RetransmitPolicy {
+        self.shared.policy
+    }
+
+    fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    fn wake(&self) -> &Notify {
+        &self.wake
+    }
+
+    fn has_waiting(&self) -> bool {
+        Connection::has_waiting(self)
+    }
+
+    async fn open(&self) -> Result<Link, RdmaError> {
+        open(&self.shared, self.remote).await
+    }
+
+    /// Sends the waiting calls on `link` and serves it; the queue pair is disconnected when it ends.
+    async fn serve(self: &Arc<Self>, link: Link, shutdown: &mut watch::Receiver<bool>) -> End {
+        let qp = Arc::clone(&link.qp);
+        let generation = self.attach(link);
+        let end = serve(self, &*qp, generation, shutdown).await;
+        qp.disconnect();
+        end
+    }
+
+    fn lost(&self) -> bool {
+        self.detach()
+    }
+
+    fn check_timeouts(&self, now: Instant) {
+        Connection::check_timeouts(self, now)
+    }
+
+    fn close(&self) {
+        Connection::close(self)
+    }
 }
 
 /// Polls `qp`'s completions until it breaks, a timeout asks for a new one, or shutdown.
@@ -109,37 +128,6 @@ async fn serve(conn: &Connection, qp: &dyn QueuePair, generation: u64, shutdown:
                 }
             }
             _ = stopped(shutdown) => return End::Shutdown,
-        }
-    }
-}
-
-/// A new queue pair once calls are waiting; `None` on shutdown.
-async fn reconnect(conn: &Connection, shutdown: &mut watch::Receiver<bool>, failures: &mut u32) -> Option<Link> {
-    loop {
-        if !conn.has_waiting() {
-            tokio::select! {
-                _ = conn.wake.notified() => {}
-                _ = stopped(shutdown) => return None,
-            }
-            continue;
-        }
-        tokio::select! {
-            _ = tokio::time::sleep(reconnect_delay(*failures)) => {}
-            _ = stopped(shutdown) => return None,
-        }
-        let attempt = tokio::select! {
-            attempt = open(&conn.shared, conn.remote) => attempt,
-            _ = stopped(shutdown) => return None,
-        };
-        match attempt {
-            Ok(link) => {
-                conn.counters.reconnects.fetch_add(1, Relaxed);
-                return Some(link);
-            }
-            Err(e) => {
-                *failures += 1;
-                tracing::warn!(server = %conn.remote, connection = conn.index, "RDMA reconnect failed: {e}");
-            }
         }
     }
 }

@@ -2,7 +2,8 @@
 //! `nconnect` queue pairs, over any [`rdma::Provider`] (a NIC through rdma-core, or the software one).
 //!
 //! Each slot (one per address of the mount) has a driver task that connects, polls the completion
-//! queue and reconnects, and a timer task for timeouts; calls are spread over the slots round-robin.
+//! queue and reconnects, and a timer task for timeouts ([`crate::slot`]); calls are spread over the
+//! slots round-robin and kept in each slot's [`crate::calls::CallTable`].
 //! On a queue pair, as the Linux client does:
 //! - Connection: RFC 8797 private data with our inline size both ways; initiator depth 0 (the server
 //!   issues every RDMA Read and Write); one receive posted per credit asked for, before any call.
@@ -11,8 +12,11 @@
 //! - Marshalling (`marshal.rs`): inline, WRITE data in a Read chunk, or a Long Call; READ data through a
 //!   Write chunk, large replies through a Reply chunk. Memory is registered per call and invalidated
 //!   when its reply arrives or it fails, before the caller hears of it.
-//! - Timeouts and lost connections (`timeout.rs`, `driver.rs`): `timeo`/`retrans`/`hard`/`soft` as over
-//!   TCP, but a timeout forces a reconnection instead of a retransmission on the same queue pair.
+//! - Timeouts and lost connections (`connection.rs`, `driver.rs`): the same [`RetransmitPolicy`] as over
+//!   TCP (`timeo`/`retrans`/`hard`/`soft`), but a sent call that times out forces a reconnection instead
+//!   of a retransmission on the same queue pair (`Recovery::Reconnect`, as Linux's xprtrdma: a responder
+//!   counts every call against its credits, and RDMA has no keep-alive); every outstanding call is then
+//!   sent again on the new queue pair, same xid, fresh registrations.
 
 mod connection;
 mod driver;
@@ -21,13 +25,10 @@ mod receive;
 mod reply;
 #[doc(hidden)]
 pub use reply::reassemble_reply_for_fuzzing;
-mod timeout;
 mod transmit;
 
 use std::net::SocketAddr;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Duration;
 
 use rdma::Provider;
 use rpcrdma_proto::LINUX_CLIENT_CREDIT_REQUEST;
@@ -35,7 +36,9 @@ use tokio::task::JoinSet;
 
 use crate::error::ClientError;
 use crate::lanes::{transport_over_lanes, Lanes};
-use crate::tcp::RetransmitPolicy;
+use crate::responsiveness::Responsiveness;
+use crate::retransmit::RetransmitPolicy;
+use crate::slot;
 use connection::{Connection, Shared};
 
 /// The Linux client's inline threshold (`RPCRDMA_DEF_INLINE`).
@@ -87,17 +90,6 @@ impl RdmaConfig {
     }
 }
 
-/// Timeouts of an [`RdmaTransport`] (nfs(5)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RdmaOptions {
-    /// Wait before a call counts as timed out (and its queue pair is replaced).
-    pub timeo: Duration,
-    /// Timeouts before a major timeout.
-    pub retrans: u32,
-    /// Hard mount: keep trying after major timeouts; soft: fail the call.
-    pub hard: bool,
-}
-
 /// The RPC-over-RDMA [`RpcTransport`]: one queue pair per address given, reconnected when lost.
 #[derive(Debug)]
 pub struct RdmaTransport {
@@ -107,18 +99,21 @@ pub struct RdmaTransport {
 impl RdmaTransport {
     /// Connects to every address (all at once) and starts the slots' tasks. Fails if the
     /// configuration is out of range or any queue pair cannot be made. Must run inside Tokio.
-    pub async fn connect(addrs: &[SocketAddr], config: &RdmaConfig, options: RdmaOptions) -> Result<Self, ClientError> {
+    pub async fn connect(
+        addrs: &[SocketAddr],
+        config: &RdmaConfig,
+        policy: RetransmitPolicy,
+    ) -> Result<Self, ClientError> {
         config.validate()?;
         if addrs.is_empty() {
             return Err(ClientError::Unsupported("a mount needs at least one connection".into()));
         }
-        let policy = RetransmitPolicy { timeo: options.timeo, retrans: options.retrans, hard: options.hard };
         let shared = Arc::new(Shared {
             policy,
             provider: Arc::clone(&config.provider),
             credits: config.credits,
             inline_size: config.inline_size,
-            not_responding: AtomicBool::new(false),
+            responsiveness: Responsiveness::default(),
         });
         let mut attempts = JoinSet::new();
         for (index, &addr) in addrs.iter().enumerate() {
@@ -144,8 +139,8 @@ impl RdmaTransport {
         let lanes = Lanes::start(links, |(index, addr, link), stopped| {
             let conn = Arc::new(Connection::new(index, addr, Arc::clone(&shared)));
             let tasks = vec![
-                tokio::spawn(driver::run(Arc::clone(&conn), link, stopped.clone())),
-                tokio::spawn(timeout::run(Arc::clone(&conn), stopped)),
+                tokio::spawn(slot::drive(Arc::clone(&conn), link, stopped.clone())),
+                tokio::spawn(slot::time(Arc::clone(&conn), stopped)),
             ];
             (conn, tasks)
         });

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use rdma::{Completion, CompletionKind, QueuePair};
 
-use super::connection::{finish, Connection, Outstanding};
+use super::connection::{finish, Call, Connection};
 use super::reply::{self, Received};
 use crate::error::ClientError;
 
@@ -30,8 +30,8 @@ impl Connection {
                             Ok(msg) => {
                                 // RFC 8166 §3.3.1: a reply returns its call's credit and carries the new grant.
                                 st.credits.on_reply(msg.header.credits);
-                                match st.calls.get(&msg.header.xid).filter(|c| c.sent).map(|c| c.call.xid) {
-                                    Some(xid) => done.extend(st.calls.remove(&xid).map(|c| (c, msg))),
+                                match st.calls.take(msg.header.xid, true) {
+                                    Some(c) => done.push((c, msg)),
                                     None => unknown += 1,
                                 }
                             }
@@ -62,8 +62,9 @@ impl Connection {
             self.counters.unknown_replies.fetch_add(unknown, Relaxed);
             tracing::debug!(server = %self.remote, unknown, "dropped replies matching no outstanding call");
         }
-        if !done.is_empty() && self.shared.not_responding.swap(false, Relaxed) {
-            tracing::info!(server = %self.remote, "nfs: server OK");
+        // Only a reply to one of our calls says the server is back.
+        if let Some(notice) = (!done.is_empty()).then(|| self.shared.responsiveness.replied()).flatten() {
+            tracing::info!(server = %self.remote, "{notice}");
         }
         deliver(done);
         finish(failed);
@@ -72,11 +73,11 @@ impl Connection {
 }
 
 /// Completes answered calls: memory invalidated and given back, reply put together, sender completed.
-fn deliver(done: Vec<(Outstanding, Received)>) {
+fn deliver(done: Vec<(Call, Received)>) {
     for (c, msg) in done {
         let proc = c.call.proc;
         let outcome = c
-            .regions
+            .extra
             .into_offered()
             .map_err(|detail| ClientError::protocol(proc, detail))
             .and_then(|offered| reply::assemble(proc, msg, offered));

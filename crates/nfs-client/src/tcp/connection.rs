@@ -5,66 +5,28 @@
 //! Every operation takes the state lock once: a submission (insert + queue), a writer batch, a reader
 //! batch of replies, a timer scan.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::Bytes;
 use tokio::sync::Notify;
 
-use super::retransmit::RetransmitPolicy;
 use super::writer::Batch;
+use crate::calls::{CallTable, Expired, Outstanding, Recovery};
 use crate::error::ClientError;
 use crate::lanes::Counters;
+use crate::responsiveness::Responsiveness;
+use crate::retransmit::RetransmitPolicy;
 use crate::transport::{ReplySender, RpcCall, RpcReply};
 use crate::types::ConnectionInfo;
 
-/// Hashes xids, which are consecutive numbers: a multiply spreads them over the table.
-#[derive(Default)]
-pub(crate) struct XidHasher(u64);
-
-impl Hasher for XidHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 << 8 | u64::from(*b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-
-    fn write_u32(&mut self, n: u32) {
-        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type Calls = HashMap<u32, Outstanding, BuildHasherDefault<XidHasher>>;
-
-/// A call sent (or to be sent) and not yet answered.
 #[derive(Debug)]
-pub(crate) struct Outstanding {
-    pub(crate) call: RpcCall,
-    pub(crate) reply: ReplySender,
-    pub(crate) submitted: Instant,
-    pub(crate) deadline: Instant,
-    /// Timeouts in the current major-timeout cycle.
-    pub(crate) retries: u32,
-    /// In the writer's queue (not sent since it was last queued).
-    pub(crate) queued: bool,
-    pub(crate) transmissions: u32,
-}
-
-#[derive(Debug, Default)]
 pub(crate) struct State {
-    pub(crate) calls: Calls,
-    pub(crate) queue: Vec<u32>,
+    pub(crate) calls: CallTable<()>,
     local: Option<SocketAddr>,
     connected: bool,
-    closed: bool,
     /// Replies received on the current TCP connection (a connection that dies without any counts as
     /// a failed attempt for the reconnection backoff).
     replies_here: u64,
@@ -75,8 +37,7 @@ pub(crate) struct State {
 pub(crate) struct Shared {
     pub(crate) policy: RetransmitPolicy,
     pub(crate) limits: onc_rpc::RecordLimits,
-    /// "server not responding" was logged and no reply came since.
-    pub(crate) not_responding: AtomicBool,
+    pub(crate) responsiveness: Responsiveness,
     /// The emulated long-distance link the connections go through, if any.
     pub(crate) link: Option<Arc<wan::Link>>,
 }
@@ -85,7 +46,7 @@ pub(crate) struct Shared {
 pub(crate) struct Connection {
     pub(crate) index: usize,
     pub(crate) remote: SocketAddr,
-    pub(crate) shared: std::sync::Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
     state: Mutex<State>,
     /// The queue went from empty to not empty (wakes the writer, or a lazy reconnection).
     pub(crate) wake: Notify,
@@ -93,12 +54,14 @@ pub(crate) struct Connection {
 }
 
 impl Connection {
-    pub(crate) fn new(index: usize, remote: SocketAddr, shared: std::sync::Arc<Shared>) -> Self {
+    pub(crate) fn new(index: usize, remote: SocketAddr, shared: Arc<Shared>) -> Self {
+        // A timed-out call is sent again on the same connection, as Linux does over TCP.
+        let calls = CallTable::new(shared.policy, Recovery::Retransmit);
         Connection {
             index,
             remote,
             shared,
-            state: Mutex::default(),
+            state: Mutex::new(State { calls, local: None, connected: false, replies_here: 0 }),
             wake: Notify::new(),
             counters: Counters::default(),
         }
@@ -111,22 +74,12 @@ impl Connection {
     /// Registers and queues a call.
     pub(crate) fn submit(&self, call: RpcCall, reply: ReplySender) {
         let now = Instant::now();
-        let deadline = now + self.shared.policy.timeout(0);
         let mut st = self.lock();
-        if st.closed {
+        let was_empty = !st.calls.has_waiting();
+        if let Err(refused) = st.calls.insert(call, reply, (), now) {
             drop(st);
-            return reply.send(Err(ClientError::Closed { proc: call.proc }));
+            return refused.reply.send(Err(refused.error));
         }
-        let xid = call.xid;
-        if st.calls.contains_key(&xid) {
-            drop(st);
-            let detail = format!("xid {xid:#x} is still outstanding after 2^32 calls");
-            return reply.send(Err(ClientError::InvalidArgument { proc: call.proc, detail }));
-        }
-        let was_empty = st.queue.is_empty();
-        st.queue.push(xid);
-        let call = Outstanding { call, reply, submitted: now, deadline, retries: 0, queued: true, transmissions: 0 };
-        st.calls.insert(xid, call);
         drop(st);
         self.counters.calls.fetch_add(1, Relaxed);
         if was_empty {
@@ -134,21 +87,13 @@ impl Connection {
         }
     }
 
-    /// Moves the queued calls into the writer's batch (`xids` is scratch space).
-    pub(crate) fn take_queued(&self, xids: &mut Vec<u32>, batch: &mut Batch) {
+    /// Moves the queued calls into the writer's batch.
+    pub(crate) fn take_queued(&self, batch: &mut Batch) {
         let mut retransmitted = 0;
         {
             let mut st = self.lock();
-            let st = &mut *st;
-            std::mem::swap(&mut st.queue, xids);
-            for xid in xids.drain(..) {
-                let Some(c) = st.calls.get_mut(&xid) else { continue };
-                if !c.queued {
-                    continue;
-                }
-                c.queued = false;
-                retransmitted += u64::from(c.transmissions > 0);
-                c.transmissions += 1;
+            while let Some(c) = st.calls.pop_waiting() {
+                retransmitted += u64::from(c.mark_sent());
                 batch.push(&c.call);
             }
         }
@@ -158,7 +103,7 @@ impl Connection {
     }
 
     pub(crate) fn has_queued(&self) -> bool {
-        !self.lock().queue.is_empty()
+        self.lock().calls.has_waiting()
     }
 
     /// Completes the calls the `records` answer; `done` is scratch space.
@@ -168,7 +113,7 @@ impl Connection {
             let mut st = self.lock();
             st.replies_here += records.len() as u64;
             for record in records.drain(..) {
-                let call = onc_rpc::RpcMessage::peek_xid(&record).and_then(|xid| st.calls.remove(&xid));
+                let call = onc_rpc::RpcMessage::peek_xid(&record).and_then(|xid| st.calls.take(xid, false));
                 match call {
                     Some(c) => done.push((c.reply, record)),
                     None => unknown += 1,
@@ -179,11 +124,27 @@ impl Connection {
             self.counters.unknown_replies.fetch_add(unknown, Relaxed);
             tracing::debug!(server = %self.remote, unknown, "dropped replies matching no outstanding call");
         }
-        if self.shared.not_responding.load(Relaxed) && self.shared.not_responding.swap(false, Relaxed) {
-            tracing::info!(server = %self.remote, "nfs: server OK");
+        if let Some(notice) = self.shared.responsiveness.replied() {
+            tracing::info!(server = %self.remote, "{notice}");
         }
         for (reply, record) in done.drain(..) {
             reply.send(Ok(RpcReply { record, payload: None }));
+        }
+    }
+
+    /// Queues again (for a retransmission) or fails every call past its deadline.
+    pub(crate) fn check_timeouts(&self, now: Instant) {
+        let expired = self.lock().calls.expire(now);
+        if expired.requeued {
+            self.wake.notify_one();
+        }
+        self.counters.major_timeouts(expired.major, &self.shared.responsiveness, self.shared.policy.hard, self.remote);
+        if !expired.failed.is_empty() {
+            self.counters.soft_timeouts.fetch_add(expired.failed.len() as u64, Relaxed);
+            for c in expired.failed {
+                let error = Expired::error(&c, now);
+                c.reply.send(Err(error));
+            }
         }
     }
 
@@ -198,27 +159,18 @@ impl Connection {
     /// the connection had answered anything.
     pub(crate) fn disconnected(&self) -> bool {
         let mut st = self.lock();
-        let st = &mut *st;
         st.connected = false;
         st.local = None;
-        let mut again: Vec<(Instant, u32)> = Vec::new();
-        for (xid, c) in st.calls.iter_mut().filter(|(_, c)| !c.queued) {
-            c.queued = true;
-            again.push((c.submitted, *xid));
-        }
-        again.sort_unstable();
-        st.queue.extend(again.into_iter().map(|(_, xid)| xid));
+        st.calls.requeue_all(|_| {});
         st.replies_here > 0
     }
 
     /// Refuses new calls and fails the outstanding ones with [`ClientError::Closed`].
     pub(crate) fn close(&self) {
-        let calls: Vec<Outstanding> = {
+        let calls: Vec<Outstanding<()>> = {
             let mut st = self.lock();
-            st.closed = true;
             st.connected = false;
-            st.queue.clear();
-            st.calls.drain().map(|(_, c)| c).collect()
+            st.calls.close()
         };
         for c in calls {
             c.reply.send(Err(ClientError::Closed { proc: c.call.proc }));
@@ -243,9 +195,4 @@ impl Connection {
             in_flight,
         }
     }
-}
-
-/// How long a call has waited since it was submitted.
-pub(crate) fn waited(c: &Outstanding, now: Instant) -> Duration {
-    now.saturating_duration_since(c.submitted)
 }

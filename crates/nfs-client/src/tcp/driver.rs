@@ -1,23 +1,20 @@
-//! The driver task of a connection slot: runs a reader and a writer task on the current TCP
-//! connection, and when either ends, queues every outstanding call again and reconnects (lazily: only
-//! once there is something to send), backing off while attempts fail. On shutdown it fails whatever
-//! is outstanding with `Closed`.
+//! The TCP side of a connection slot ([`Slot`]): opening a connection (through the emulated
+//! long-distance link when there is one), and serving it with a reader and a writer task until either
+//! ends. Reconnection and the timer are the neutral [`crate::slot`] tasks.
 
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::net::TcpStream;
-use tokio::sync::watch;
+use tokio::sync::{watch, Notify};
 
 use super::connection::Connection;
 use super::{reader, writer};
-
-/// Delay before the second reconnection attempt in a row; doubles up to [`MAX_BACKOFF`]. (Linux waits
-/// 3 s to 5 min; a benchmark wants its connections back sooner.)
-const FIRST_BACKOFF: Duration = Duration::from_millis(100);
-const MAX_BACKOFF: Duration = Duration::from_secs(5);
+use crate::lanes::Counters;
+use crate::retransmit::RetransmitPolicy;
+use crate::slot::{stopped, End, Slot};
 
 /// Opens a TCP connection with TCP_NODELAY (calls are small and latency-bound), within `timeout`.
 pub(crate) async fn connect(addr: SocketAddr, timeout: Duration) -> io::Result<TcpStream> {
@@ -40,52 +37,54 @@ pub(crate) async fn open(addr: SocketAddr, timeout: Duration, link: Option<&Arc<
     }
 }
 
-/// The pause before reconnection attempt `failures + 1` after `failures` failed in a row (none before
-/// the first retry): [`FIRST_BACKOFF`] doubling up to [`MAX_BACKOFF`]. The RDMA transport shares it.
-pub(crate) fn reconnect_delay(failures: u32) -> Duration {
-    if failures == 0 {
-        return Duration::ZERO;
+impl Slot for Connection {
+    type Link = Socket;
+    type OpenError = io::Error;
+    const KIND: &'static str = "";
+
+    fn remote(&self) -> SocketAddr {
+        self.remote
     }
-    FIRST_BACKOFF.saturating_mul(1 << (failures - 1).min(10)).min(MAX_BACKOFF)
-}
 
-/// How long to wait for a connection to be accepted.
-pub(crate) fn connect_timeout(timeo: Duration) -> Duration {
-    timeo.clamp(Duration::from_secs(1), Duration::from_secs(60))
-}
-
-enum End {
-    Shutdown,
-    Lost(String),
-}
-
-async fn stopped(shutdown: &mut watch::Receiver<bool>) {
-    // An error means the transport is gone: stop as well.
-    let _ = shutdown.wait_for(|&stop| stop).await;
-}
-
-/// Serves the slot, starting with the connection `first` made at mount time, until shutdown.
-pub(crate) async fn run(conn: Arc<Connection>, first: Socket, mut shutdown: watch::Receiver<bool>) {
-    let mut stream = Some(first);
-    let mut failures = 0u32;
-    loop {
-        let socket = match stream.take() {
-            Some(socket) => socket,
-            None => match reconnect(&conn, &mut shutdown, &mut failures).await {
-                Some(socket) => socket,
-                None => break,
-            },
-        };
-        match serve(&conn, socket, &mut shutdown).await {
-            End::Shutdown => break,
-            End::Lost(why) => {
-                let answered = conn.disconnected();
-                failures = if answered { 0 } else { failures + 1 };
-                tracing::warn!(server = %conn.remote, connection = conn.index, "connection lost: {why}; reconnecting");
-            }
-        }
+    fn index(&self) -> usize {
+        self.index
     }
-    conn.close();
+
+    fn policy(&self) -> RetransmitPolicy {
+        self.shared.policy
+    }
+
+    fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    fn wake(&self) -> &Notify {
+        &self.wake
+    }
+
+    fn has_waiting(&self) -> bool {
+        self.has_queued()
+    }
+
+    async fn open(&self) -> io::Result<Socket> {
+        open(self.remote, self.shared.policy.connect_timeout(), self.shared.link.as_ref()).await
+    }
+
+    async fn serve(self: &Arc<Self>, socket: Socket, shutdown: &mut watch::Receiver<bool>) -> End {
+        serve(self, socket, shutdown).await
+    }
+
+    fn lost(&self) -> bool {
+        self.disconnected()
+    }
+
+    fn check_timeouts(&self, now: Instant) {
+        Connection::check_timeouts(self, now)
+    }
+
+    fn close(&self) {
+        Connection::close(self)
+    }
 }
 
 /// Runs reader and writer on `socket` until one of them ends or shutdown is asked for.
@@ -116,39 +115,4 @@ async fn serve(conn: &Arc<Connection>, socket: Socket, shutdown: &mut watch::Rec
         let _ = writer.await;
     }
     end
-}
-
-/// A new connection once calls are waiting; `None` on shutdown.
-async fn reconnect(conn: &Connection, shutdown: &mut watch::Receiver<bool>, failures: &mut u32) -> Option<Socket> {
-    let timeout = connect_timeout(conn.shared.policy.timeo);
-    loop {
-        if !conn.has_queued() {
-            tokio::select! {
-                _ = conn.wake.notified() => {}
-                _ = stopped(shutdown) => return None,
-            }
-            continue;
-        }
-        if *failures > 0 {
-            let delay = reconnect_delay(*failures);
-            tokio::select! {
-                _ = tokio::time::sleep(delay) => {}
-                _ = stopped(shutdown) => return None,
-            }
-        }
-        let attempt = tokio::select! {
-            attempt = open(conn.remote, timeout, conn.shared.link.as_ref()) => attempt,
-            _ = stopped(shutdown) => return None,
-        };
-        match attempt {
-            Ok(socket) => {
-                conn.counters.reconnects.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                return Some(socket);
-            }
-            Err(e) => {
-                *failures += 1;
-                tracing::warn!(server = %conn.remote, connection = conn.index, "reconnect failed: {e}");
-            }
-        }
-    }
 }

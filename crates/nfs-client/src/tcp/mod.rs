@@ -1,32 +1,33 @@
 //! RPC over TCP (RFC 5531 §11 record marking) with `nconnect` connections.
 //!
-//! Each connection slot has a driver task (connect, reconnect), a reader and a writer task on the
-//! current TCP connection, and a timer task for retransmissions; calls are spread over the slots
-//! round-robin, as the Linux client does with `nconnect`. Sockets bind any local port: servers that
+//! Each connection slot has a driver task (connect, reconnect: [`crate::slot`]), a reader and a writer
+//! task on the current TCP connection, and a timer task for retransmissions; calls are spread over the
+//! slots round-robin, as the Linux client does with `nconnect`. The slot's calls live in a
+//! [`crate::calls::CallTable`]: the reader hands it replies, the writer takes the calls waiting in it,
+//! and a call that times out waits there to be sent again on the same connection, as Linux does over TCP. Sockets bind any local port: servers that
 //! insist on a privileged source port ("secure", the knfsd default) need `insecure` on the export.
 
 mod connection;
 mod driver;
 mod framing;
 mod reader;
-mod retransmit;
 mod writer;
 
 use std::net::SocketAddr;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Duration;
 
 use onc_rpc::RecordLimits;
 use tokio::task::JoinSet;
 
 use crate::error::ClientError;
 use crate::lanes::{transport_over_lanes, Lanes};
+use crate::responsiveness::Responsiveness;
+use crate::retransmit::RetransmitPolicy;
+use crate::slot;
 use connection::{Connection, Shared};
+pub(crate) use driver::connect;
 use driver::open;
-pub(crate) use driver::{connect, connect_timeout, reconnect_delay};
 pub use framing::RecordSplitter;
-pub(crate) use retransmit::RetransmitPolicy;
 
 /// Room for the RPC and NFS headers of a READ reply beyond its data (verifier up to 400 bytes,
 /// attributes, counts), with plenty to spare.
@@ -35,12 +36,8 @@ pub const REPLY_HEADROOM: usize = 64 << 10;
 /// How a [`TcpTransport`] behaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TcpOptions {
-    /// Wait before the first retransmission (nfs(5) `timeo`).
-    pub timeo: Duration,
-    /// Retransmissions before a major timeout (nfs(5) `retrans`).
-    pub retrans: u32,
-    /// Hard mount: retry forever after major timeouts; soft: fail the call.
-    pub hard: bool,
+    /// `timeo`, `retrans`, `hard`/`soft`.
+    pub retransmit: RetransmitPolicy,
     /// Largest reply record accepted; a larger one breaks the connection. `rsize` + [`REPLY_HEADROOM`].
     pub max_record: usize,
 }
@@ -69,10 +66,10 @@ impl TcpTransport {
         if addrs.is_empty() {
             return Err(ClientError::Unsupported("a mount needs at least one connection".into()));
         }
-        let policy = RetransmitPolicy { timeo: options.timeo, retrans: options.retrans, hard: options.hard };
+        let policy = options.retransmit;
         let limits = RecordLimits { max_record: options.max_record, ..RecordLimits::default() };
-        let shared = Arc::new(Shared { policy, limits, not_responding: AtomicBool::new(false), link });
-        let timeout = connect_timeout(options.timeo);
+        let shared = Arc::new(Shared { policy, limits, responsiveness: Responsiveness::default(), link });
+        let timeout = policy.connect_timeout();
         let mut attempts = JoinSet::new();
         for (index, &addr) in addrs.iter().enumerate() {
             let link = shared.link.clone();
@@ -88,8 +85,8 @@ impl TcpTransport {
         let lanes = Lanes::start(sockets, |(index, addr, socket), stopped| {
             let conn = Arc::new(Connection::new(index, addr, Arc::clone(&shared)));
             let tasks = vec![
-                tokio::spawn(driver::run(Arc::clone(&conn), socket, stopped.clone())),
-                tokio::spawn(retransmit::run(Arc::clone(&conn), stopped)),
+                tokio::spawn(slot::drive(Arc::clone(&conn), socket, stopped.clone())),
+                tokio::spawn(slot::time(Arc::clone(&conn), stopped)),
             ];
             (conn, tasks)
         });

@@ -122,9 +122,8 @@ impl Batch {
 /// Sends queued calls until the socket fails (the driver then reconnects) or the task is aborted.
 pub(crate) async fn run<W: AsyncWrite + Unpin>(conn: Arc<Connection>, mut socket: W) -> io::Result<()> {
     let mut batch = Batch::default();
-    let mut xids = Vec::new();
     loop {
-        conn.take_queued(&mut xids, &mut batch);
+        conn.take_queued(&mut batch);
         if batch.is_empty() {
             conn.wake.notified().await;
             continue;

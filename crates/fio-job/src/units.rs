@@ -32,7 +32,7 @@ pub(crate) fn parse_size(s: &str, kb_base: u32) -> Result<Size, ValueError> {
         return Err(bad("empty value"));
     }
     if s.starts_with('(') {
-        let v = eval_expr(s).map_err(|d| ValueError::new("size", d))?;
+        let v = eval_expr(s).map_err(|e| ValueError::new("size", e.to_string()))?;
         return u64::try_from(v).map(Size::Bytes).map_err(|_| bad("negative result"));
     }
     if let Some(hex) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
@@ -91,7 +91,7 @@ pub(crate) fn parse_time_us(s: &str, default_seconds: bool) -> Result<u64, Value
     let bad = |detail: &str| ValueError::new("time", detail);
     let default_mult = if default_seconds { 1_000_000 } else { 1 };
     if s.starts_with('(') {
-        let v = eval_expr(s).map_err(|d| ValueError::new("time", d))?;
+        let v = eval_expr(s).map_err(|e| ValueError::new("time", e.to_string()))?;
         let v = u64::try_from(v).map_err(|_| bad("negative result"))?;
         return v.checked_mul(default_mult).ok_or_else(|| bad("too large"));
     }
@@ -132,15 +132,38 @@ pub(crate) fn parse_float(s: &str) -> Result<f64, ValueError> {
     }
 }
 
+/// Why an arithmetic value (`(...)`, or a line with `$ncpus*2`) could not be evaluated.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum ArithmeticError {
+    /// Something after a complete expression.
+    #[error("cannot evaluate '{0}': only integers, + - * / % and parentheses are allowed")]
+    Unparsed(String),
+    /// A result outside i64.
+    #[error("'{0}' is too large")]
+    ResultTooLarge(String),
+    #[error("arithmetic overflow")]
+    Overflow,
+    #[error("division by zero")]
+    DivisionByZero,
+    #[error("unbalanced parentheses")]
+    UnbalancedParentheses,
+    /// A literal outside i128.
+    #[error("number too large")]
+    NumberTooLarge,
+    /// A character that is no digit, operator or parenthesis where an operand belongs.
+    #[error("only integers, + - * / % and parentheses are allowed in arithmetic")]
+    NotAnOperand,
+}
+
 /// Integer arithmetic as fio gets it from `bc` (scale 0): `+ - * / %`, parentheses, unary minus.
-pub(crate) fn eval_expr(s: &str) -> Result<i64, String> {
+pub(crate) fn eval_expr(s: &str) -> Result<i64, ArithmeticError> {
     let tokens: Vec<char> = s.chars().filter(|c| !c.is_whitespace()).collect();
     let mut p = ExprParser { t: &tokens, i: 0 };
     let v = p.sum()?;
     if p.i != tokens.len() {
-        return Err(format!("cannot evaluate '{s}': only integers, + - * / % and parentheses are allowed"));
+        return Err(ArithmeticError::Unparsed(s.to_string()));
     }
-    i64::try_from(v).map_err(|_| format!("'{s}' is too large"))
+    i64::try_from(v).map_err(|_| ArithmeticError::ResultTooLarge(s.to_string()))
 }
 
 struct ExprParser<'a> {
@@ -153,24 +176,24 @@ impl ExprParser<'_> {
         self.t.get(self.i).copied()
     }
 
-    fn sum(&mut self) -> Result<i128, String> {
+    fn sum(&mut self) -> Result<i128, ArithmeticError> {
         let mut v = self.product()?;
         while let Some(op @ ('+' | '-')) = self.peek() {
             self.i += 1;
             let r = self.product()?;
-            v = if op == '+' { v.checked_add(r) } else { v.checked_sub(r) }.ok_or("arithmetic overflow")?;
+            v = if op == '+' { v.checked_add(r) } else { v.checked_sub(r) }.ok_or(ArithmeticError::Overflow)?;
         }
         Ok(v)
     }
 
-    fn product(&mut self) -> Result<i128, String> {
+    fn product(&mut self) -> Result<i128, ArithmeticError> {
         let mut v = self.unary()?;
         while let Some(op @ ('*' | '/' | '%')) = self.peek() {
             self.i += 1;
             let r = self.unary()?;
             v = match op {
-                '*' => v.checked_mul(r).ok_or("arithmetic overflow")?,
-                _ if r == 0 => return Err("division by zero".into()),
+                '*' => v.checked_mul(r).ok_or(ArithmeticError::Overflow)?,
+                _ if r == 0 => return Err(ArithmeticError::DivisionByZero),
                 '/' => v / r,
                 _ => v % r,
             };
@@ -178,7 +201,7 @@ impl ExprParser<'_> {
         Ok(v)
     }
 
-    fn unary(&mut self) -> Result<i128, String> {
+    fn unary(&mut self) -> Result<i128, ArithmeticError> {
         match self.peek() {
             Some('-') => {
                 self.i += 1;
@@ -192,7 +215,7 @@ impl ExprParser<'_> {
                 self.i += 1;
                 let v = self.sum()?;
                 if self.peek() != Some(')') {
-                    return Err("unbalanced parentheses".into());
+                    return Err(ArithmeticError::UnbalancedParentheses);
                 }
                 self.i += 1;
                 Ok(v)
@@ -203,9 +226,9 @@ impl ExprParser<'_> {
                     self.i += 1;
                 }
                 let text: String = self.t[start..self.i].iter().collect();
-                text.parse::<i128>().map_err(|_| "number too large".to_string())
+                text.parse::<i128>().map_err(|_| ArithmeticError::NumberTooLarge)
             }
-            _ => Err("only integers, + - * / % and parentheses are allowed in arithmetic".into()),
+            _ => Err(ArithmeticError::NotAnOperand),
         }
     }
 }
@@ -301,8 +324,16 @@ mod tests {
         assert_eq!(eval_expr("7/2"), Ok(3));
         assert_eq!(eval_expr("-(3-5)*2"), Ok(4));
         assert_eq!(eval_expr("7%4"), Ok(3));
-        assert!(eval_expr("1/0").is_err());
-        assert!(eval_expr("2k*2").is_err());
-        assert!(eval_expr("(1+2").is_err());
+        assert_eq!(eval_expr("1/0"), Err(ArithmeticError::DivisionByZero));
+        assert_eq!(eval_expr("2k*2"), Err(ArithmeticError::Unparsed("2k*2".into())));
+        assert_eq!(eval_expr("(1+2"), Err(ArithmeticError::UnbalancedParentheses));
+        assert_eq!(eval_expr("*2"), Err(ArithmeticError::NotAnOperand));
+        assert_eq!(
+            eval_expr("99999999999*99999999999"),
+            Err(ArithmeticError::ResultTooLarge("99999999999*99999999999".into()))
+        );
+        let huge = "9".repeat(20);
+        assert_eq!(eval_expr(&format!("{huge}*{huge}")), Err(ArithmeticError::Overflow));
+        assert_eq!(eval_expr(&"9".repeat(50)), Err(ArithmeticError::NumberTooLarge));
     }
 }

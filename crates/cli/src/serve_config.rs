@@ -32,8 +32,9 @@
 //! Unknown keys are errors naming the key. Flags win over the file: `--listen` replaces the file's
 //! listeners; `--export PATH=BACKEND` sets the backend of the file's export at PATH (keeping its
 //! access rules) or adds an export with default rules. Defaults when neither gives any: listen on
-//! 127.0.0.1:2049, export /export=mem:1GiB.
+//! 127.0.0.1:2049, export /export=mem:1GiB. Errors are [`ServeConfigError`]s.
 
+mod error;
 pub mod spec;
 
 use std::fmt;
@@ -46,6 +47,7 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use server_core::ConnectionLimits;
 
+pub use self::error::ServeConfigError;
 use self::spec::{check_export_path, parse_listen, parse_net, BackendSpec, ExportSpec, DEFAULT_MEM_SIZE};
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:2049";
@@ -168,16 +170,17 @@ impl<'de> Deserialize<'de> for Timeout {
 
 impl ConfigFile {
     /// Parses a configuration file's text; the error is one line, `FILE:LINE:COLUMN: what`.
-    pub fn parse(text: &str, file: &Path) -> Result<ConfigFile, String> {
-        toml::from_str(text).map_err(|e| {
-            let at = e.span().map(|span| line_column(text, span.start)).map(|(l, c)| format!(":{l}:{c}"));
-            let message = e.message().replace('\n', " ");
-            format!("{}{}: {}", file.display(), at.unwrap_or_default(), message.trim())
+    pub fn parse(text: &str, file: &Path) -> Result<ConfigFile, ServeConfigError> {
+        toml::from_str(text).map_err(|e| ServeConfigError::Syntax {
+            file: file.display().to_string(),
+            at: e.span().map(|span| line_column(text, span.start)),
+            message: e.message().replace('\n', " ").trim().to_string(),
         })
     }
 
-    pub fn load(file: &Path) -> Result<ConfigFile, String> {
-        let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    pub fn load(file: &Path) -> Result<ConfigFile, ServeConfigError> {
+        let text = std::fs::read_to_string(file)
+            .map_err(|error| ServeConfigError::Read { file: file.display().to_string(), error })?;
         ConfigFile::parse(&text, file)
     }
 }
@@ -234,7 +237,7 @@ impl ServePlan {
         file: Option<(&Path, ConfigFile)>,
         cli_listen: &[SocketAddr],
         cli_exports: &[ExportSpec],
-    ) -> Result<ServePlan, String> {
+    ) -> Result<ServePlan, ServeConfigError> {
         let (name, config) = match file {
             Some((path, config)) => (path.display().to_string(), config),
             None => ("(no config)".to_string(), ConfigFile::default()),
@@ -242,18 +245,24 @@ impl ServePlan {
         let listen = if !cli_listen.is_empty() {
             cli_listen.to_vec()
         } else if !config.listeners.is_empty() {
-            let parse =
-                |(i, text): (usize, &String)| parse_listen(text).map_err(|e| format!("{name}: listeners[{i}]: {e}"));
+            let parse = |(index, text): (usize, &String)| {
+                parse_listen(text).map_err(|e| ServeConfigError::Listener {
+                    file: name.clone(),
+                    index,
+                    reason: Box::new(e),
+                })
+            };
             config.listeners.iter().enumerate().map(parse).collect::<Result<_, _>>()?
         } else {
             vec![parse_listen(DEFAULT_LISTEN)?]
         };
 
         let mut exports = Vec::new();
-        for (i, entry) in config.exports.into_iter().enumerate() {
-            let plan = export_from_entry(entry).map_err(|e| format!("{name}: exports[{i}]: {e}"))?;
+        for (index, entry) in config.exports.into_iter().enumerate() {
+            let in_entry = |e| ServeConfigError::Export { file: name.clone(), index, reason: Box::new(e) };
+            let plan = export_from_entry(entry).map_err(in_entry)?;
             if exports.iter().any(|e: &ExportPlan| e.path == plan.path) {
-                return Err(format!("{name}: exports[{i}]: export path '{}' appears twice", plan.path));
+                return Err(in_entry(ServeConfigError::DuplicateExport(plan.path)));
             }
             exports.push(plan);
         }
@@ -268,20 +277,20 @@ impl ServePlan {
             exports.push(ExportPlan::with_defaults(DEFAULT_EXPORT_PATH.to_string(), backend));
         }
 
-        let (connection, max_io_size, drc_entries) =
-            limits_from_entry(&config.limits).map_err(|e| format!("{name}: limits.{e}"))?;
+        let (connection, max_io_size, drc_entries) = limits_from_entry(&config.limits)
+            .map_err(|e| ServeConfigError::Limits { file: name, reason: Box::new(e) })?;
         Ok(ServePlan { listen, exports, connection, max_io_size, drc_entries })
     }
 }
 
-fn export_from_entry(entry: ExportEntry) -> Result<ExportPlan, String> {
-    check_export_path(&entry.path).map_err(|e| format!("path: {e}"))?;
+fn export_from_entry(entry: ExportEntry) -> Result<ExportPlan, ServeConfigError> {
+    let at = |key| move |e| ServeConfigError::ExportKey { key, reason: Box::new(e) };
+    check_export_path(&entry.path).map_err(at("path"))?;
     let backend = match &entry.backend {
-        Some(text) => BackendSpec::parse(text).map_err(|e| format!("backend: {e}"))?,
+        Some(text) => BackendSpec::parse(text).map_err(at("backend"))?,
         None => BackendSpec::Mem { size: DEFAULT_MEM_SIZE },
     };
-    let clients =
-        entry.clients.iter().map(|c| parse_net(c)).collect::<Result<_, _>>().map_err(|e| format!("clients: {e}"))?;
+    let clients = entry.clients.iter().map(|c| parse_net(c)).collect::<Result<_, _>>().map_err(at("clients"))?;
     Ok(ExportPlan {
         path: entry.path,
         backend,
@@ -299,28 +308,27 @@ fn export_from_entry(entry: ExportEntry) -> Result<ExportPlan, String> {
 }
 
 /// The limits, defaults filled in; an error starts with the key at fault.
-fn limits_from_entry(entry: &LimitsEntry) -> Result<(ConnectionLimits, u32, usize), String> {
+fn limits_from_entry(entry: &LimitsEntry) -> Result<(ConnectionLimits, u32, usize), ServeConfigError> {
     let max_io = entry.max_io_size.map_or(u64::from(DEFAULT_MAX_IO_SIZE), |s| s.0);
     if !(MIN_IO_SIZE..=MAX_IO_SIZE).contains(&max_io) {
-        return Err(format!("max_io_size: {max_io} is outside {MIN_IO_SIZE}..={MAX_IO_SIZE}"));
+        return Err(ServeConfigError::IoSizeOutOfRange(max_io));
     }
     let defaults = ConnectionLimits::default();
     let max_record = match entry.max_record {
         Some(Size(record)) if record < max_io + RECORD_HEADROOM => {
-            return Err(format!(
-                "max_record: {record} leaves no room for a {max_io}-byte WRITE (needs max_io_size + {RECORD_HEADROOM})"
-            ))
+            return Err(ServeConfigError::RecordBelowIoSize { record, max_io })
         }
         Some(Size(record)) => record,
         None => (defaults.max_record as u64).max(max_io + (64 << 10)),
     };
-    let positive = |key: &str, value: Option<u64>, default: usize| match value {
-        Some(0) => Err(format!("{key}: must be at least 1")),
-        Some(v) => usize::try_from(v).map_err(|_| format!("{key}: {v} is too large")),
+    let positive = |key: &'static str, value: Option<u64>, default: usize| match value {
+        Some(0) => Err(ServeConfigError::LimitZero { key }),
+        Some(value) => usize::try_from(value).map_err(|_| ServeConfigError::LimitTooLarge { key, value }),
         None => Ok(default),
     };
     let connection = ConnectionLimits {
-        max_record: usize::try_from(max_record).map_err(|_| format!("max_record: {max_record} is too large"))?,
+        max_record: usize::try_from(max_record)
+            .map_err(|_| ServeConfigError::LimitTooLarge { key: "max_record", value: max_record })?,
         max_in_flight_requests: positive(
             "max_in_flight_requests",
             entry.max_in_flight_requests.map(|v| v as u64),
@@ -347,10 +355,10 @@ fn limits_from_entry(entry: &LimitsEntry) -> Result<(ConnectionLimits, u32, usiz
         ..defaults
     };
     if connection.max_server_in_flight_bytes < connection.max_record {
-        return Err(format!(
-            "max_server_in_flight_bytes: {} is less than one record (max_record {})",
-            connection.max_server_in_flight_bytes, connection.max_record
-        ));
+        return Err(ServeConfigError::BudgetBelowRecord {
+            budget: connection.max_server_in_flight_bytes,
+            record: connection.max_record,
+        });
     }
     let drc_entries = entry.drc_entries.unwrap_or(DEFAULT_DRC_ENTRIES);
     Ok((connection, max_io as u32, drc_entries))

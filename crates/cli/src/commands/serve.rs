@@ -34,7 +34,7 @@ use tokio::signal::unix::{signal, SignalKind};
 use super::provider::open_provider;
 use super::rdma_flags::{parse_credits, parse_inline};
 use crate::serve_config::spec::{self, BackendSpec, ExportSpec};
-use crate::serve_config::{ConfigFile, ExportPlan, ServePlan};
+use crate::serve_config::{ConfigFile, ExportPlan, ServeConfigError, ServePlan};
 
 /// Network threads by default. One event-loop thread measured as fast as two workers on the 2-core
 /// machine with less CPU (see `server_tcp::runtime`): the client needs the other core.
@@ -134,16 +134,18 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The plan from the flags and the configuration file.
-pub fn plan(args: &ServeArgs) -> Result<ServePlan, String> {
+pub fn plan(args: &ServeArgs) -> Result<ServePlan, ServeConfigError> {
     let file = match &args.config {
-        Some(path) => Some((path.as_path(), ConfigFile::load(path).map_err(|e| format!("--config {e}"))?)),
+        Some(path) => {
+            Some((path.as_path(), ConfigFile::load(path).map_err(|e| ServeConfigError::ConfigFlag(Box::new(e)))?))
+        }
         None => None,
     };
     ServePlan::build(file, &args.listen, &args.export)
 }
 
 fn serve(args: &ServeArgs) -> Result<(), Failure> {
-    let plan = plan(args).map_err(Failure::Usage)?;
+    let plan = plan(args).map_err(|e| Failure::Usage(e.to_string()))?;
     // `--wan`: one link for every connection of this server, TCP and RDMA alike.
     let link = match &args.wan {
         Some(text) => {

@@ -9,17 +9,19 @@ use std::time::Duration;
 
 use nfs_server::IpNet;
 
+use super::ServeConfigError;
+
 /// The RAM disk's size when `mem` is given without one.
 pub const DEFAULT_MEM_SIZE: u64 = 1 << 30;
 
 /// Parses a byte count: digits with an optional binary unit, case-insensitive, as fio reads sizes
 /// (`k`/`kb`/`kib` = 1024, then `m`, `g`, `t`); "1G", "512MiB", "65536".
-pub fn parse_size(text: &str) -> Result<u64, String> {
+pub fn parse_size(text: &str) -> Result<u64, ServeConfigError> {
     let trimmed = text.trim();
     let digits_end = trimmed.find(|c: char| !c.is_ascii_digit()).unwrap_or(trimmed.len());
     let (digits, unit) = trimmed.split_at(digits_end);
     if digits.is_empty() {
-        return Err(format!("size '{text}' does not start with a number"));
+        return Err(ServeConfigError::SizeWithoutNumber(text.to_string()));
     }
     let shift = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 0,
@@ -27,29 +29,29 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "m" | "mb" | "mib" => 20,
         "g" | "gb" | "gib" => 30,
         "t" | "tb" | "tib" => 40,
-        _ => return Err(format!("size '{text}' has an unknown unit (use K, M, G, T or KiB, MiB, GiB, TiB)")),
+        _ => return Err(ServeConfigError::SizeUnit(text.to_string())),
     };
     digits
         .parse::<u64>()
         .ok()
         .and_then(|n| n.checked_mul(1u64 << shift))
-        .ok_or_else(|| format!("size '{text}' is too large"))
+        .ok_or_else(|| ServeConfigError::SizeTooLarge(text.to_string()))
 }
 
 /// Longest timeout accepted: a day (longer is a mistake, or meant "off", which is 0).
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
 
 /// A timeout of this many seconds, 0 (off) up to [`MAX_TIMEOUT`].
-pub fn seconds(secs: f64) -> Result<Duration, String> {
+pub fn seconds(secs: f64) -> Result<Duration, ServeConfigError> {
     if secs.is_nan() {
-        return Err("is not a number".to_string());
+        return Err(ServeConfigError::SecondsNotANumber);
     }
     if secs < 0.0 {
-        return Err("is negative".to_string());
+        return Err(ServeConfigError::SecondsNegative);
     }
     match Duration::try_from_secs_f64(secs) {
         Ok(d) if d <= MAX_TIMEOUT => Ok(d),
-        _ => Err(format!("is over {} hours", MAX_TIMEOUT.as_secs() / 3600)),
+        _ => Err(ServeConfigError::SecondsTooLong),
     }
 }
 
@@ -64,20 +66,22 @@ pub enum BackendSpec {
 
 impl BackendSpec {
     /// `mem`, `mem:SIZE` or `dir:DIR`.
-    pub fn parse(text: &str) -> Result<BackendSpec, String> {
+    pub fn parse(text: &str) -> Result<BackendSpec, ServeConfigError> {
         let (kind, arg) = match text.split_once(':') {
             Some((kind, arg)) => (kind, Some(arg)),
             None => (text, None),
         };
         match (kind, arg) {
             ("mem", None) => Ok(BackendSpec::Mem { size: DEFAULT_MEM_SIZE }),
-            ("mem", Some(size)) => match parse_size(size).map_err(|e| format!("backend '{text}': {e}"))? {
-                0 => Err(format!("backend '{text}': a RAM disk of size 0 holds nothing")),
+            ("mem", Some(size)) => match parse_size(size)
+                .map_err(|e| ServeConfigError::BackendSize { backend: text.to_string(), reason: Box::new(e) })?
+            {
+                0 => Err(ServeConfigError::EmptyRamDisk(text.to_string())),
                 size => Ok(BackendSpec::Mem { size }),
             },
             ("dir", Some(path)) if !path.is_empty() => Ok(BackendSpec::Dir { path: PathBuf::from(path) }),
-            ("dir", _) => Err(format!("backend '{text}' needs a directory: dir:DIR")),
-            _ => Err(format!("unknown backend '{text}' (expected mem[:SIZE] or dir:DIR)")),
+            ("dir", _) => Err(ServeConfigError::DirWithoutPath(text.to_string())),
+            _ => Err(ServeConfigError::UnknownBackend(text.to_string())),
         }
     }
 }
@@ -99,55 +103,55 @@ pub struct ExportSpec {
 }
 
 impl ExportSpec {
-    pub fn parse(text: &str) -> Result<ExportSpec, String> {
+    pub fn parse(text: &str) -> Result<ExportSpec, ServeConfigError> {
         let (path, backend) =
-            text.split_once('=').ok_or_else(|| format!("'{text}' is not PATH=BACKEND (e.g. /export=mem:1GiB)"))?;
+            text.split_once('=').ok_or_else(|| ServeConfigError::NotPathEqualsBackend(text.to_string()))?;
         check_export_path(path)?;
         Ok(ExportSpec { path: path.to_string(), backend: BackendSpec::parse(backend)? })
     }
 }
 
 /// Export paths are absolute and normalised: "/" or "/a/b", no empty, "." or ".." components.
-pub fn check_export_path(path: &str) -> Result<(), String> {
+pub fn check_export_path(path: &str) -> Result<(), ServeConfigError> {
     if path == "/" {
         return Ok(());
     }
     let Some(rest) = path.strip_prefix('/') else {
-        return Err(format!("export path '{path}' is not absolute"));
+        return Err(ServeConfigError::RelativeExportPath(path.to_string()));
     };
     if rest.split('/').any(|c| c.is_empty() || c == "." || c == "..") {
-        return Err(format!("export path '{path}' is not normalised (no trailing '/', '//', '.' or '..')"));
+        return Err(ServeConfigError::UnnormalisedExportPath(path.to_string()));
     }
     Ok(())
 }
 
 /// `ADDR:PORT`: "127.0.0.1:2049", "[::1]:2049", "0.0.0.0:0" (any free port), or "localhost:2049".
-pub fn parse_listen(text: &str) -> Result<SocketAddr, String> {
+pub fn parse_listen(text: &str) -> Result<SocketAddr, ServeConfigError> {
     if let Ok(addr) = text.parse::<SocketAddr>() {
         return Ok(addr);
     }
     if !text.contains(':') {
-        return Err(format!("'{text}' is not ADDR:PORT (e.g. 127.0.0.1:2049)"));
+        return Err(ServeConfigError::NotAddrPort(text.to_string()));
     }
-    let mut addrs = text.to_socket_addrs().map_err(|e| format!("'{text}' does not resolve: {e}"))?;
-    addrs.next().ok_or_else(|| format!("'{text}' resolves to no address"))
+    let mut addrs =
+        text.to_socket_addrs().map_err(|error| ServeConfigError::Unresolved { text: text.to_string(), error })?;
+    addrs.next().ok_or_else(|| ServeConfigError::NoAddress(text.to_string()))
 }
 
 /// A client network: "10.0.0.0/8", "fd00::/8", or a single address ("192.168.1.5", "::1").
-pub fn parse_net(text: &str) -> Result<IpNet, String> {
+pub fn parse_net(text: &str) -> Result<IpNet, ServeConfigError> {
     let (addr, prefix) = match text.split_once('/') {
         Some((addr, prefix)) => (addr, Some(prefix)),
         None => (text, None),
     };
-    let addr: IpAddr = addr.parse().map_err(|_| format!("client '{text}' is not an IP address or CIDR network"))?;
+    let addr: IpAddr = addr.parse().map_err(|_| ServeConfigError::NotANetwork(text.to_string()))?;
     let max = if addr.is_ipv4() { 32 } else { 128 };
     let prefix_len = match prefix {
         None => max,
-        Some(p) => p.parse::<u8>().ok().filter(|&p| p <= max).ok_or_else(|| {
-            format!(
-                "client '{text}' has a bad prefix length (0..={max} for {})",
-                if max == 32 { "IPv4" } else { "IPv6" }
-            )
+        Some(p) => p.parse::<u8>().ok().filter(|&p| p <= max).ok_or_else(|| ServeConfigError::PrefixLength {
+            text: text.to_string(),
+            max,
+            family: if max == 32 { "IPv4" } else { "IPv6" },
         })?,
     };
     Ok(IpNet { addr, prefix_len })
@@ -169,20 +173,21 @@ mod tests {
             ("4096", 4096),
             ("10 MiB", 10 << 20),
         ] {
-            assert_eq!(parse_size(text), Ok(want), "{text}");
+            assert_eq!(parse_size(text).expect(text), want, "{text}");
         }
     }
 
     #[test]
     fn sizes_without_a_number_or_with_a_strange_unit_are_refused_by_name() {
         for text in ["", "GiB", "1.5G", "12 parsecs", "-1", "99999999999999999999T"] {
-            let err = parse_size(text).expect_err(text);
+            let err = parse_size(text).expect_err(text).to_string();
             assert!(err.contains(text), "{err}");
         }
     }
 
     #[test]
     fn timeouts_are_seconds_from_zero_to_a_day() {
+        let seconds = |secs| seconds(secs).map_err(|e| e.to_string());
         assert_eq!(seconds(0.0), Ok(Duration::ZERO));
         assert_eq!(seconds(0.25), Ok(Duration::from_millis(250)));
         assert_eq!(seconds(86_400.0), Ok(MAX_TIMEOUT));
@@ -193,15 +198,16 @@ mod tests {
 
     #[test]
     fn backends_are_mem_with_an_optional_size_or_dir() {
-        assert_eq!(BackendSpec::parse("mem"), Ok(BackendSpec::Mem { size: 1 << 30 }));
-        assert_eq!(BackendSpec::parse("mem:512MiB"), Ok(BackendSpec::Mem { size: 512 << 20 }));
-        assert_eq!(BackendSpec::parse("dir:/srv/x"), Ok(BackendSpec::Dir { path: "/srv/x".into() }));
+        let parse = |text| BackendSpec::parse(text).expect(text);
+        assert_eq!(parse("mem"), BackendSpec::Mem { size: 1 << 30 });
+        assert_eq!(parse("mem:512MiB"), BackendSpec::Mem { size: 512 << 20 });
+        assert_eq!(parse("dir:/srv/x"), BackendSpec::Dir { path: "/srv/x".into() });
     }
 
     #[test]
     fn unknown_or_incomplete_backends_are_named_in_the_error() {
         for text in ["disk:/x", "dir", "dir:", "mem:0", "mem:lots", "tmpfs"] {
-            let err = BackendSpec::parse(text).expect_err(text);
+            let err = BackendSpec::parse(text).expect_err(text).to_string();
             assert!(err.contains(text), "{err}");
         }
     }
@@ -212,7 +218,7 @@ mod tests {
         assert_eq!(spec.path, "/data");
         assert_eq!(spec.backend, BackendSpec::Dir { path: "/srv/a=b".into() });
         assert!(ExportSpec::parse("/data").is_err());
-        assert!(ExportSpec::parse("data=mem").expect_err("relative").contains("not absolute"));
+        assert!(ExportSpec::parse("data=mem").expect_err("relative").to_string().contains("not absolute"));
         for bad in ["/a/", "/a//b", "/a/../b", "/./a"] {
             assert!(check_export_path(bad).is_err(), "{bad}");
         }
@@ -221,20 +227,22 @@ mod tests {
 
     #[test]
     fn listen_addresses_take_ipv4_ipv6_and_names() {
-        assert_eq!(parse_listen("127.0.0.1:2049"), Ok("127.0.0.1:2049".parse().expect("addr")));
-        assert_eq!(parse_listen("[::1]:0"), Ok("[::1]:0".parse().expect("addr")));
-        assert_eq!(parse_listen("localhost:2049").map(|a| a.port()), Ok(2049));
-        assert!(parse_listen("127.0.0.1").expect_err("no port").contains("ADDR:PORT"));
+        let listen = |text| parse_listen(text).expect(text);
+        assert_eq!(listen("127.0.0.1:2049"), "127.0.0.1:2049".parse::<SocketAddr>().expect("addr"));
+        assert_eq!(listen("[::1]:0"), "[::1]:0".parse::<SocketAddr>().expect("addr"));
+        assert_eq!(listen("localhost:2049").port(), 2049);
+        assert!(parse_listen("127.0.0.1").expect_err("no port").to_string().contains("ADDR:PORT"));
         assert!(parse_listen("127.0.0.1:99999").is_err());
     }
 
     #[test]
     fn client_networks_are_cidr_or_single_addresses() {
-        let net = |a: &str, p| Ok(IpNet { addr: a.parse().expect("ip"), prefix_len: p });
-        assert_eq!(parse_net("10.0.0.0/8"), net("10.0.0.0", 8));
-        assert_eq!(parse_net("192.168.1.5"), net("192.168.1.5", 32));
-        assert_eq!(parse_net("::1"), net("::1", 128));
-        assert_eq!(parse_net("fd00::/8"), net("fd00::", 8));
+        let net = |a: &str, p| IpNet { addr: a.parse().expect("ip"), prefix_len: p };
+        let parse = |text| parse_net(text).expect(text);
+        assert_eq!(parse("10.0.0.0/8"), net("10.0.0.0", 8));
+        assert_eq!(parse("192.168.1.5"), net("192.168.1.5", 32));
+        assert_eq!(parse("::1"), net("::1", 128));
+        assert_eq!(parse("fd00::/8"), net("fd00::", 8));
         for bad in ["10.0.0.0/33", "::/129", "*.example.com", "10.0.0.0/x", ""] {
             assert!(parse_net(bad).is_err(), "{bad}");
         }

@@ -3,15 +3,16 @@ use std::time::Duration;
 
 use super::*;
 
+/// The file's text parsed; an error as the user reads it.
 fn parse(text: &str) -> Result<ConfigFile, String> {
-    ConfigFile::parse(text, Path::new("serve.toml"))
+    ConfigFile::parse(text, Path::new("serve.toml")).map_err(|e| e.to_string())
 }
 
 fn build(text: &str, listen: &[&str], exports: &[&str]) -> Result<ServePlan, String> {
     let file = parse(text)?;
     let listen: Vec<SocketAddr> = listen.iter().map(|a| a.parse().expect("addr")).collect();
     let exports: Vec<ExportSpec> = exports.iter().map(|e| ExportSpec::parse(e).expect("export")).collect();
-    ServePlan::build(Some((Path::new("serve.toml"), file)), &listen, &exports)
+    ServePlan::build(Some((Path::new("serve.toml"), file)), &listen, &exports).map_err(|e| e.to_string())
 }
 
 const FULL: &str = r#"
@@ -163,4 +164,72 @@ fn an_empty_file_gives_the_defaults() {
 fn a_larger_io_size_raises_the_default_record_limit_with_it() {
     let plan = build("[limits]\nmax_io_size = \"4MiB\"", &[], &[]).expect("valid");
     assert!(plan.connection.max_record >= (4 << 20) + 4096);
+}
+
+#[test]
+fn messages_read_exactly_as_users_know_them() {
+    for (text, message) in [
+        ("[limits]\nmax_connections = 0", "serve.toml: limits.max_connections: must be at least 1"),
+        ("[limits]\nmax_io_size = 100", "serve.toml: limits.max_io_size: 100 is outside 4096..=16777216"),
+        (
+            "[limits]\nmax_io_size = \"1MiB\"\nmax_record = \"1MiB\"",
+            "serve.toml: limits.max_record: 1048576 leaves no room for a 1048576-byte WRITE (needs max_io_size + 4096)",
+        ),
+        (
+            "[limits]\nmax_server_in_flight_bytes = \"64KiB\"",
+            "serve.toml: limits.max_server_in_flight_bytes: 65536 is less than one record (max_record 1114112)",
+        ),
+        ("listeners = [\"nowhere\"]", "serve.toml: listeners[0]: 'nowhere' is not ADDR:PORT (e.g. 127.0.0.1:2049)"),
+        ("[[exports]]\npath = \"rel\"", "serve.toml: exports[0]: path: export path 'rel' is not absolute"),
+        (
+            "[[exports]]\npath = \"/a/../b\"",
+            "serve.toml: exports[0]: path: export path '/a/../b' is not normalised (no trailing '/', '//', '.' or '..')",
+        ),
+        (
+            "[[exports]]\npath = \"/e\"\nbackend = \"mem:lots\"",
+            "serve.toml: exports[0]: backend: backend 'mem:lots': size 'lots' does not start with a number",
+        ),
+        (
+            "[[exports]]\npath = \"/e\"\nbackend = \"mem:0\"",
+            "serve.toml: exports[0]: backend: backend 'mem:0': a RAM disk of size 0 holds nothing",
+        ),
+        (
+            "[[exports]]\npath = \"/e\"\nbackend = \"dir:\"",
+            "serve.toml: exports[0]: backend: backend 'dir:' needs a directory: dir:DIR",
+        ),
+        (
+            "[[exports]]\npath = \"/e\"\nclients = [\"10.0.0.0/40\"]",
+            "serve.toml: exports[0]: clients: client '10.0.0.0/40' has a bad prefix length (0..=32 for IPv4)",
+        ),
+        (
+            "[[exports]]\npath = \"/e\"\nclients = [\"*.example.com\"]",
+            "serve.toml: exports[0]: clients: client '*.example.com' is not an IP address or CIDR network",
+        ),
+        ("[[exports]]\npath = \"/e\"\n[[exports]]\npath = \"/e\"", "serve.toml: exports[1]: export path '/e' appears twice"),
+        ("[limits]\nidle_timeout_secs = -1", "serve.toml:2:21: timeout -1 s is negative"),
+        ("[limits]\nidle_timeout_secs = 100000", "serve.toml:2:21: timeout 100000 s is over 24 hours"),
+        ("[limits]\nmax_in_flight_bytes = \"lots\"", "serve.toml:2:23: size 'lots' does not start with a number"),
+    ] {
+        assert_eq!(build(text, &[], &[]).expect_err(text), message);
+    }
+    for (text, message) in [
+        ("/data", "'/data' is not PATH=BACKEND (e.g. /export=mem:1GiB)"),
+        ("data=mem", "export path 'data' is not absolute"),
+        (
+            "/e=mem:12 parsecs",
+            "backend 'mem:12 parsecs': size '12 parsecs' has an unknown unit (use K, M, G, T or KiB, MiB, GiB, TiB)",
+        ),
+        (
+            "/e=mem:99999999999999999999T",
+            "backend 'mem:99999999999999999999T': size '99999999999999999999T' is too large",
+        ),
+        ("/e=dir", "backend 'dir' needs a directory: dir:DIR"),
+    ] {
+        assert_eq!(ExportSpec::parse(text).expect_err(text).to_string(), message);
+    }
+    let listen = |text| spec::parse_listen(text).expect_err(text).to_string();
+    assert_eq!(listen("127.0.0.1"), "'127.0.0.1' is not ADDR:PORT (e.g. 127.0.0.1:2049)");
+    assert_eq!(listen("127.0.0.1:99999"), "'127.0.0.1:99999' does not resolve: invalid port value");
+    let load = ConfigFile::load(Path::new("/nonexistent/x.toml")).expect_err("no such file");
+    assert_eq!(load.to_string(), "/nonexistent/x.toml: No such file or directory (os error 2)");
 }

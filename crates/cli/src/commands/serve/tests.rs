@@ -107,7 +107,7 @@ fn thread_counts_are_at_least_one() {
 #[test]
 fn a_missing_config_file_is_named_in_the_error() {
     let args = parse(&["--config", "/nonexistent/nfsbench.toml"]).expect("parses");
-    let err = plan(&args).expect_err("no such file");
+    let err = plan(&args).expect_err("no such file").to_string();
     assert!(err.starts_with("--config /nonexistent/nfsbench.toml:"), "{err}");
 }
 

@@ -57,14 +57,11 @@ fn lan_input(plan: &Plan, case: &Case, workload: &Workload, lan: &Cell) -> Optio
     // The server grants at most what the plan's largest ask made it grant (the embedded server), or its
     // default; the client asks for the case's credits or Linux's 128.
     let granted = plan.cases.iter().filter_map(|c| c.rdma_credits).max().unwrap_or(SERVER_DEFAULT_CREDITS);
-    let mut mount = model::Mount::from_case(
-        &case.proto,
-        case.nconnect,
-        case.rsize,
-        case.wsize,
-        case.rdma_credits,
-        case.rdma_inline,
-    )?;
+    let spec = mount_options::MountSpec::parse("server:/export", Some(&case.mount_options())).ok()?;
+    let mut config = mount_options::MountConfig::new(spec);
+    config.rdma.credits = case.rdma_credits.unwrap_or(config.rdma.credits);
+    config.rdma.inline_size = case.rdma_inline.unwrap_or(config.rdma.inline_size);
+    let mut mount = model::Mount::from_config(&config);
     mount.rdma_credits = mount.rdma_credits.min(granted);
     let load =
         model::Workload::from_fio(&workload.rw, workload.bs, workload.iodepth, workload.numjobs, workload.clients)?;

@@ -1,37 +1,13 @@
 //! What the model reads: the mount (transport and its settings), the workload, the network and the
-//! figures measured at LAN distance. Defaults are the Linux client's and `--wan`'s.
+//! figures measured at LAN distance. Defaults are the Linux client's and `--wan`'s. The mount and the
+//! link come from mount-options' types ([`MountConfig`], [`LinkSpec`]), as `run` and `compare` hold them.
 
 use std::time::Duration;
 
+use mount_options::{LinkSpec, MountConfig, Proto};
 use serde::{Deserialize, Serialize};
 
-use crate::seconds;
-
-/// The transport of the mount (`proto=`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Proto {
-    Tcp,
-    Rdma,
-}
-
-impl Proto {
-    /// `tcp` or `rdma`, as in `proto=`.
-    pub fn parse(text: &str) -> Option<Proto> {
-        match text {
-            "tcp" => Some(Proto::Tcp),
-            "rdma" => Some(Proto::Rdma),
-            _ => None,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Proto::Tcp => "tcp",
-            Proto::Rdma => "rdma",
-        }
-    }
-}
+use crate::{proto_serde, seconds};
 
 /// Which way the data goes. Random or sequential makes no difference to the transport.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,6 +51,8 @@ pub const DEFAULT_LAN_LATENCY: Duration = Duration::from_micros(50);
 /// them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Mount {
+    /// `tcp` or `rdma` in JSON.
+    #[serde(with = "proto_serde")]
     pub proto: Proto,
     /// Connections (`nconnect`); RPCs are spread evenly over them.
     pub nconnect: u32,
@@ -107,27 +85,20 @@ impl Mount {
         }
     }
 
-    /// A test case's fields as `compare` holds them (`proto=tcp|rdma`, `nconnect`, and `rsize`, `wsize`,
-    /// `rdma_credits`, `rdma_inline` where given, the Linux defaults where `None`); `None` for a proto
-    /// other than tcp or rdma. Pass as credits what the server grants when that is smaller (knfsd and
-    /// `nfsbench serve` grant 64 unless told otherwise).
-    pub fn from_case(
-        proto: &str,
-        nconnect: u32,
-        rsize: Option<u64>,
-        wsize: Option<u64>,
-        rdma_credits: Option<u32>,
-        rdma_inline: Option<u32>,
-    ) -> Option<Mount> {
-        let defaults = Mount::new(Proto::parse(proto)?);
-        Some(Mount {
-            nconnect: nconnect.max(1),
-            rsize: rsize.unwrap_or(defaults.rsize),
-            wsize: wsize.unwrap_or(defaults.wsize),
-            rdma_credits: rdma_credits.unwrap_or(defaults.rdma_credits),
-            rdma_inline: rdma_inline.unwrap_or(defaults.rdma_inline),
-            ..defaults
-        })
+    /// The mount `config` describes: its transport, `nconnect`, `rsize` and `wsize` (as Linux rounds
+    /// them) and the credits and inline threshold the client asks for, with the RDMA Read depth of
+    /// nfsbench's providers. Lower `rdma_credits` to what the server grants when that is smaller (knfsd
+    /// and `nfsbench serve` grant 64 unless told otherwise).
+    pub fn from_config(config: &MountConfig) -> Mount {
+        let spec = &config.spec;
+        Mount {
+            nconnect: u32::from(spec.nconnect.max(1)),
+            rsize: u64::from(spec.rsize),
+            wsize: u64::from(spec.wsize),
+            rdma_credits: config.rdma.credits,
+            rdma_inline: config.rdma.inline_size,
+            ..Mount::new(spec.proto)
+        }
     }
 
     /// `rsize` for reads, `wsize` for writes.
@@ -188,7 +159,7 @@ impl Network {
     }
 
     /// The link a `--wan` spec describes (its jitter and loss are not modelled).
-    pub fn from_wan(spec: &mount_options::LinkSpec) -> Network {
+    pub fn from_wan(spec: &LinkSpec) -> Network {
         Network { rtt: spec.rtt, rate_bps: spec.rate_bps, tcp_window: spec.tcp_window }
     }
 
@@ -248,12 +219,22 @@ pub use mount_options::link::rtt_of_distance_km;
 mod tests {
     use super::*;
 
+    use mount_options::{MountSpec, RdmaSettings};
+
     #[test]
-    fn a_compare_case_and_fio_job_become_inputs_with_linux_defaults_where_unset() {
-        let mount = Mount::from_case("rdma", 2, Some(65536), None, Some(64), None).expect("rdma");
+    fn a_mount_config_and_fio_job_become_inputs_with_linux_defaults_where_unset() {
+        let spec = MountSpec::parse("server:/export", Some("proto=rdma,nconnect=2,rsize=65536")).expect("spec");
+        let config =
+            MountConfig { rdma: RdmaSettings { credits: 64, ..RdmaSettings::default() }, ..MountConfig::new(spec) };
+        let mount = Mount::from_config(&config);
         assert_eq!((mount.proto, mount.nconnect, mount.rsize, mount.wsize), (Proto::Rdma, 2, 65536, 1 << 20));
         assert_eq!((mount.rdma_credits, mount.rdma_inline, mount.rdma_read_depth), (64, 4096, 16));
-        assert_eq!(Mount::from_case("udp", 1, None, None, None, None), None);
+        let tcp = Mount::from_config(&MountConfig::new(
+            MountSpec::parse("server:/export", Some("rsize=1000000")).expect("spec"),
+        ));
+        // Linux rounds rsize down to a multiple of 4096 (fs/nfs); the model counts what the client uses.
+        assert_eq!((tcp.proto, tcp.rsize, tcp.rdma_credits), (Proto::Tcp, 999_424, 128));
+        assert_eq!(tcp, Mount { rsize: 999_424, ..Mount::new(Proto::Tcp) });
         let job = Workload::from_fio("randwrite", 4096, 32, 4, Some(6)).expect("randwrite");
         assert_eq!((job.rw, job.outstanding()), (Rw::Write, 32 * 4 * 6));
         assert_eq!(Workload::from_fio("randrw", 4096, 1, 1, None), None);

@@ -8,7 +8,8 @@
 //!
 //! # Inputs ([`ModelInput`])
 //!
-//! - [`Mount`] — `proto` (tcp | rdma), `nconnect` connections, `rsize`/`wsize` (Linux: 1 MiB), RDMA
+//! - [`Mount`] — from a `mount_options::MountConfig` ([`Mount::from_config`]): `proto` (tcp | rdma),
+//!   `nconnect` connections, `rsize`/`wsize` (Linux: 1 MiB), RDMA
 //!   credits per connection in force (the smaller of the client's request, Linux 128, and the server's
 //!   grant, knfsd and `nfsbench serve` 64), the inline threshold (4 KiB as nfsbench and Linux offer in
 //!   RFC 8797 private data; RFC 8166 §3.3.2's 1 KiB without it), and the RDMA Read depth (16).
@@ -79,12 +80,13 @@ mod limit;
 mod output;
 mod placement;
 mod predict;
+pub mod proto_serde;
 mod seconds;
 
 pub use disagreement::{disagreement, is_flagged, FLAG_RATIO};
 pub use input::{
-    rtt_of_distance_km, LanBaseline, ModelInput, Mount, Network, Proto, Rw, Workload, DEFAULT_IO_SIZE,
-    DEFAULT_LAN_LATENCY, DEFAULT_RDMA_INLINE, DEFAULT_RDMA_READ_DEPTH,
+    rtt_of_distance_km, LanBaseline, ModelInput, Mount, Network, Rw, Workload, DEFAULT_IO_SIZE, DEFAULT_LAN_LATENCY,
+    DEFAULT_RDMA_INLINE, DEFAULT_RDMA_READ_DEPTH,
 };
 pub use limit::Limit;
 pub use output::{LatencyBreakdown, ModelOutput};

@@ -1,10 +1,11 @@
 //! How an I/O becomes RPCs and how each RPC's data crosses the network: the round trips it costs.
 
+use mount_options::Proto;
 use rpcrdma_proto::nfs3_binding::{call_plan, nfs3_proc, nfs3_reply_plan, CallPlan, ReplyPlan};
 use rpcrdma_proto::RdmaHeader;
 use serde::{Deserialize, Serialize};
 
-use crate::input::{Mount, Proto, Rw, Workload};
+use crate::input::{Mount, Rw, Workload};
 
 /// RPC call header bytes before the arguments: 24 fixed (RFC 5531 §9), AUTH_SYS credentials for a
 /// host name of about 32 bytes and one group (8 + 60), an AUTH_NONE verifier (8). An estimate: it only

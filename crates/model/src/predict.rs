@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use crate::input::{ModelInput, Proto};
+use mount_options::Proto;
+
+use crate::input::ModelInput;
 use crate::limit::Limit;
 use crate::output::{LatencyBreakdown, ModelOutput};
 use crate::placement::{Placement, RpcShape};

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use mount_options::Proto;
+
 use crate::*;
 
 const MIB: u64 = 1 << 20;
@@ -172,7 +174,7 @@ fn a_sweep_changes_only_the_round_trip() {
 fn inputs_and_outputs_survive_json() {
     let i = input(Proto::Rdma, Rw::Write, MIB, 16, Some(TEN_GBIT)).with_rtt(ms(20.0));
     let text = serde_json::to_string(&i).expect("input to JSON");
-    assert!(text.contains("\"rtt\":0.02"), "{text}");
+    assert!(text.contains("\"rtt\":0.02") && text.contains("\"proto\":\"rdma\""), "{text}");
     assert_eq!(serde_json::from_str::<ModelInput>(&text).expect("input from JSON"), i);
     let out = predict(&i);
     let text = serde_json::to_string(&out).expect("output to JSON");

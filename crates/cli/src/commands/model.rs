@@ -10,12 +10,11 @@ mod table;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use model::{LanBaseline, ModelInput, ModelOutput, Mount, Network, Proto, Rw, Workload};
+use model::{LanBaseline, ModelInput, ModelOutput, Mount, Network, Rw, Workload};
 use mount_options::link::{parse_distance_km, parse_rate, parse_size, parse_time};
-use mount_options::LinkSpec;
+use mount_options::rdma::{parse_credits, parse_inline};
+use mount_options::{LinkSpec, Proto};
 use serde::Serialize;
-
-use super::rdma_flags::{parse_credits, parse_inline};
 
 /// Round trips beyond this are refused, as `--wan` refuses them.
 const MAX_RTT: Duration = Duration::from_secs(10);
@@ -101,6 +100,7 @@ pub struct RttPoint {
 /// One row: a proto × rw × bs × rtt combination and its prediction.
 #[derive(Debug, Serialize)]
 pub struct Row {
+    #[serde(with = "model::proto_serde")]
     pub proto: Proto,
     pub rw: Rw,
     pub bs: u64,
@@ -190,8 +190,8 @@ fn build_plan(args: &ModelArgs) -> Result<Plan, String> {
     mount.nconnect = count(&args.nconnect, "--nconnect", 1024)?;
     mount.rsize = io_size(&args.rsize, "--rsize")?;
     mount.wsize = io_size(&args.wsize, "--wsize")?;
-    mount.rdma_credits = parse_credits(&args.rdma_credits)?;
-    mount.rdma_inline = parse_inline(&args.rdma_inline)?;
+    mount.rdma_credits = parse_credits(&args.rdma_credits).map_err(|e| e.to_string())?;
+    mount.rdma_inline = parse_inline(&args.rdma_inline).map_err(|e| e.to_string())?;
     mount.rdma_read_depth = count(&args.rdma_read_depth, "--rdma-read-depth", 255)?;
     let mut workload = Workload::new(Rw::Read, 4096, count(&args.iodepth, "--iodepth", 65536)?);
     workload.numjobs = count(&args.numjobs, "--numjobs", 65536)?;
@@ -203,7 +203,9 @@ fn build_plan(args: &ModelArgs) -> Result<Plan, String> {
 
     let protos = match args.proto.as_str() {
         "both" => vec![Proto::Tcp, Proto::Rdma],
-        p => vec![Proto::parse(p).ok_or_else(|| format!("--proto '{p}' is not tcp, rdma or both"))?],
+        "tcp" => vec![Proto::Tcp],
+        "rdma" => vec![Proto::Rdma],
+        p => return Err(format!("--proto '{p}' is not tcp, rdma or both")),
     };
     let rws = match args.rw.as_str() {
         "both" => vec![Rw::Read, Rw::Write],

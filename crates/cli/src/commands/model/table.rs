@@ -49,7 +49,7 @@ pub fn render(base: &ModelInput, rows: &[Row], unmodelled: Option<&str>) -> Stri
             let _ = writeln!(
                 out,
                 "  {} {} {} at {}: {}",
-                row.proto.name(),
+                row.proto,
                 row.rw.name(),
                 fio_size(row.bs),
                 where_(row),
@@ -87,7 +87,7 @@ fn assumptions(base: &ModelInput) -> String {
 fn cells(row: &Row) -> [String; 10] {
     let o = &row.output;
     [
-        row.proto.name().to_string(),
+        row.proto.to_string(),
         row.rw.name().to_string(),
         fio_size(row.bs),
         row.point.distance.clone().unwrap_or_default(),

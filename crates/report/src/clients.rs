@@ -33,6 +33,30 @@ use crate::{to_fio_json, to_normal_text};
 /// The name of the merged units, as fio names its sum of all clients.
 pub const ALL_CLIENTS: &str = "All clients";
 
+/// Why the clients' results cannot be merged ([`all_clients`]): none came, or they ran different jobs.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MergeError {
+    #[error("no client results to merge")]
+    NoClients,
+    /// `client` has another number of reporting units than the first client.
+    #[error("{client} reports {units} job(s) but {first} reports {first_units}: the clients ran different jobs")]
+    UnitCount { client: String, units: usize, first: String, first_units: usize },
+    /// Unit `index` of `client` has another name or group than the first client's.
+    #[error(
+        "job {index} of {client} is {name:?} in group {groupid}, but {first_name:?} in group {first_groupid} on \
+         {first}: the clients ran different jobs"
+    )]
+    UnitMismatch {
+        index: usize,
+        client: String,
+        name: String,
+        groupid: u32,
+        first: String,
+        first_name: String,
+        first_groupid: u32,
+    },
+}
+
 /// One client's (MPI rank's) run.
 #[derive(Clone, Debug)]
 pub struct ClientRun {
@@ -54,9 +78,9 @@ fn who(c: &ClientRun) -> String {
 /// (they ran different jobs). The result takes `global_options`, `percentile_list` and `notes` from the
 /// first client and the earliest `start_time`; its jobs are already grouped ([`group_results`] of it
 /// returns them unchanged).
-pub fn all_clients(clients: &[ClientRun]) -> Result<RunResult, String> {
+pub fn all_clients(clients: &[ClientRun]) -> Result<RunResult, MergeError> {
     let Some(first) = clients.first() else {
-        return Err("no client results to merge".into());
+        return Err(MergeError::NoClients);
     };
     let reference = group_results(&first.run);
     let mut merged = reference.clone();
@@ -64,27 +88,26 @@ pub fn all_clients(clients: &[ClientRun]) -> Result<RunResult, String> {
     for c in &clients[1..] {
         let units = group_results(&c.run);
         if units.len() != reference.len() {
-            return Err(format!(
-                "{} reports {} job(s) but {} reports {}: the clients ran different jobs",
-                who(c),
-                units.len(),
-                who(first),
-                reference.len()
-            ));
+            return Err(MergeError::UnitCount {
+                client: who(c),
+                units: units.len(),
+                first: who(first),
+                first_units: reference.len(),
+            });
         }
-        for (k, (unit, want)) in units.iter().zip(&reference).enumerate() {
+        for (index, (unit, want)) in units.iter().zip(&reference).enumerate() {
             if unit.name != want.name || unit.groupid != want.groupid {
-                return Err(format!(
-                    "job {k} of {} is {:?} in group {}, but {:?} in group {} on {}: the clients ran different jobs",
-                    who(c),
-                    unit.name,
-                    unit.groupid,
-                    want.name,
-                    want.groupid,
-                    who(first)
-                ));
+                return Err(MergeError::UnitMismatch {
+                    index,
+                    client: who(c),
+                    name: unit.name.clone(),
+                    groupid: unit.groupid,
+                    first: who(first),
+                    first_name: want.name.clone(),
+                    first_groupid: want.groupid,
+                });
             }
-            merge_job(&mut merged[k], unit);
+            merge_job(&mut merged[index], unit);
         }
         start_time = start_time.min(c.run.start_time);
     }
@@ -389,6 +412,8 @@ mod tests {
         let mut clients = three_clients();
         clients[2].run.jobs[2].name = "c".into();
         let e = all_clients(&clients).unwrap_err();
+        assert!(matches!(e, MergeError::UnitMismatch { index: 1, .. }), "{e:?}");
+        let e = e.to_string();
         assert!(
             e.contains("job 1 of rank 2 (node-a) is \"c\" in group 1, but \"b\" in group 1 on rank 0 (node-a)"),
             "{e}"
@@ -396,15 +421,17 @@ mod tests {
 
         let mut clients = three_clients();
         clients[1].run.jobs[2].groupid = 2;
-        let e = all_clients(&clients).unwrap_err();
+        let e = all_clients(&clients).unwrap_err().to_string();
         assert!(e.contains("\"b\" in group 2, but \"b\" in group 1"), "{e}");
 
         let mut clients = three_clients();
         clients[1].run.jobs.pop();
         let e = all_clients(&clients).unwrap_err();
+        assert!(matches!(e, MergeError::UnitCount { units: 1, first_units: 2, .. }), "{e:?}");
+        let e = e.to_string();
         assert!(e.contains("reports 1 job(s) but rank 0 (node-a) reports 2"), "{e}");
 
-        assert!(all_clients(&[]).is_err());
+        assert_eq!(all_clients(&[]).unwrap_err(), MergeError::NoClients);
     }
 
     #[test]

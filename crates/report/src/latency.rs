@@ -12,6 +12,34 @@ pub const HIST_MAX_NS: u64 = 3_600_000_000_000;
 /// Significant decimal digits the histogram keeps (relative bucket width ≤ 1/1024 above 2048 ns).
 pub const HIST_SIGFIG: u8 = 3;
 
+/// Why moments and buckets do not make a distribution ([`LatencyStat::from_parts`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InconsistentDistribution {
+    /// A count of 0 with some other figure set.
+    #[error("an empty distribution with non-zero moments or buckets")]
+    EmptyNotZero,
+    #[error("min {min} > max {max}")]
+    MinAboveMax { min: u64, max: u64 },
+    /// Σx below count × min or above count × max.
+    #[error("sum {sum} outside count × [min, max]")]
+    SumOutOfRange { sum: u128 },
+    #[error("histogram value {value} above the histogram's maximum {HIST_MAX_NS}")]
+    ValueAboveMax { value: u64 },
+    #[error("histogram bucket {value} with count 0")]
+    EmptyBucket { value: u64 },
+    #[error("histogram values not ascending at {value}")]
+    NotAscending { value: u64 },
+    #[error("histogram counts overflow")]
+    CountsOverflow,
+    #[error("histogram counts sum to {total}, not to the sample count {count}")]
+    CountsMismatch { total: u64, count: u64 },
+    #[error("cannot allocate a histogram")]
+    NoHistogram,
+    /// Two listed values are one bucket of the histogram (so one was not a bucket value).
+    #[error("two histogram values fall in the same bucket")]
+    SharedBucket,
+}
+
 /// A latency distribution in nanoseconds.
 #[derive(Clone, Debug, Default)]
 pub struct LatencyStat {
@@ -190,44 +218,45 @@ impl LatencyStat {
     pub(crate) fn from_parts(
         (count, min, max, sum, sum_sq): (u64, u64, u64, u128, u128),
         buckets: &[(u64, u64)],
-    ) -> Result<Self, String> {
+    ) -> Result<Self, InconsistentDistribution> {
+        use InconsistentDistribution as E;
         if count == 0 {
             if min != 0 || max != 0 || sum != 0 || sum_sq != 0 || !buckets.is_empty() {
-                return Err("an empty distribution with non-zero moments or buckets".into());
+                return Err(E::EmptyNotZero);
             }
             return Ok(Self::default());
         }
         if min > max {
-            return Err(format!("min {min} > max {max}"));
+            return Err(E::MinAboveMax { min, max });
         }
         let (lo, hi) = (u128::from(min) * u128::from(count), u128::from(max) * u128::from(count));
         if sum < lo || sum > hi {
-            return Err(format!("sum {sum} outside count × [min, max]"));
+            return Err(E::SumOutOfRange { sum });
         }
         let mut total = 0u64;
         let mut previous: Option<u64> = None;
         for &(value, n) in buckets {
             if value > HIST_MAX_NS {
-                return Err(format!("histogram value {value} above the histogram's maximum {HIST_MAX_NS}"));
+                return Err(E::ValueAboveMax { value });
             }
             if n == 0 {
-                return Err(format!("histogram bucket {value} with count 0"));
+                return Err(E::EmptyBucket { value });
             }
             if previous.is_some_and(|p| p >= value) {
-                return Err(format!("histogram values not ascending at {value}"));
+                return Err(E::NotAscending { value });
             }
             previous = Some(value);
-            total = total.checked_add(n).ok_or("histogram counts overflow")?;
+            total = total.checked_add(n).ok_or(E::CountsOverflow)?;
         }
         if total != count {
-            return Err(format!("histogram counts sum to {total}, not to the sample count {count}"));
+            return Err(E::CountsMismatch { total, count });
         }
-        let mut h = new_histogram().ok_or("cannot allocate a histogram")?;
+        let mut h = new_histogram().ok_or(E::NoHistogram)?;
         for &(value, n) in buckets {
             h.saturating_record_n(value, n);
         }
         if h.iter_recorded().count() != buckets.len() {
-            return Err("two histogram values fall in the same bucket".into());
+            return Err(E::SharedBucket);
         }
         Ok(Self { hist: Some(h), count, min, max, sum, sum_sq })
     }

@@ -35,7 +35,7 @@ pub mod wire;
 
 pub use cpu::{CpuSnapshot, CpuUsage};
 pub use json::{to_fio_json, version_string, FIO_COMPAT};
-pub use latency::{LatencyStat, HIST_MAX_NS, HIST_SIGFIG};
+pub use latency::{InconsistentDistribution, LatencyStat, HIST_MAX_NS, HIST_SIGFIG};
 pub use progress::{eta_string, run_string, JobPhase, Progress, ProgressSnapshot};
 pub use rate::{RunningStat, SAMPLE_INTERVAL};
 pub use recorder::JobRecorder;

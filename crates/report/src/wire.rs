@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::cpu::CpuUsage;
-use crate::latency::LatencyStat;
+use crate::latency::{InconsistentDistribution, LatencyStat};
 use crate::rate::{RateSeries, MAX_INTERVALS};
 use crate::recorder::{DirStats, JobRecorder, LatBuckets};
 use crate::result::JobResult;
@@ -80,8 +80,29 @@ pub enum WireError {
         /// Position of the job in the message.
         index: usize,
         /// What is wrong, naming the field.
-        what: String,
+        what: InvalidJob,
     },
+}
+
+/// What is wrong with one job of a message; each names the field.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidJob {
+    /// A duration beyond u64 nanoseconds.
+    #[error("{field} of {ns} ns exceeds u64 nanoseconds")]
+    DurationTooLong { field: String, ns: u128 },
+    /// A fixed-size map (latency buckets, depths) with another number of entries.
+    #[error("{field} has {len} entries, not {expected}")]
+    WrongLength { field: &'static str, len: usize, expected: usize },
+    /// A latency distribution whose moments and buckets disagree.
+    #[error("{field}: {source}")]
+    Distribution { field: String, source: InconsistentDistribution },
+    /// Bandwidth series `series` of direction `dir` has as many byte counts as I/O counts.
+    #[error("series {series}: {dir} has {bytes} byte counts but {ios} I/O counts")]
+    SeriesLengths { series: usize, dir: &'static str, bytes: usize, ios: usize },
+    #[error("series {series}: {dir} has {len} intervals, more than {MAX_INTERVALS}")]
+    SeriesTooLong { series: usize, dir: &'static str, len: usize },
+    #[error("recorder without a rate series")]
+    NoSeries,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -300,19 +321,22 @@ pub fn encode_jobs(jobs: &[JobResult]) -> Vec<u8> {
 // ---------------------------------------------------------------------------------------------------
 // Decoding
 
-fn duration_ns(ns: u128, what: &str) -> Result<Duration, String> {
-    u64::try_from(ns).map(Duration::from_nanos).map_err(|_| format!("{what} of {ns} ns exceeds u64 nanoseconds"))
+fn duration_ns(ns: u128, field: &str) -> Result<Duration, InvalidJob> {
+    u64::try_from(ns)
+        .map(Duration::from_nanos)
+        .map_err(|_| InvalidJob::DurationTooLong { field: field.to_string(), ns })
 }
 
-fn array<const N: usize>(v: &[u64], what: &str) -> Result<[u64; N], String> {
-    <[u64; N]>::try_from(v).map_err(|_| format!("{what} has {} entries, not {N}", v.len()))
+fn array<const N: usize>(v: &[u64], field: &'static str) -> Result<[u64; N], InvalidJob> {
+    <[u64; N]>::try_from(v).map_err(|_| InvalidJob::WrongLength { field, len: v.len(), expected: N })
 }
 
-fn stat(s: &WireStat, what: &str) -> Result<LatencyStat, String> {
-    LatencyStat::from_parts((s.count, s.min, s.max, s.sum, s.sum_sq), &s.hist).map_err(|e| format!("{what}: {e}"))
+fn stat(s: &WireStat, field: &str) -> Result<LatencyStat, InvalidJob> {
+    LatencyStat::from_parts((s.count, s.min, s.max, s.sum, s.sum_sq), &s.hist)
+        .map_err(|source| InvalidJob::Distribution { field: field.to_string(), source })
 }
 
-fn dir(d: &WireDir, name: &str) -> Result<DirStats, String> {
+fn dir(d: &WireDir, name: &str) -> Result<DirStats, InvalidJob> {
     Ok(DirStats {
         bytes: d.bytes,
         ios: d.ios,
@@ -324,22 +348,22 @@ fn dir(d: &WireDir, name: &str) -> Result<DirStats, String> {
     })
 }
 
-fn series(s: WireSeries, k: usize) -> Result<RateSeries, String> {
+fn series(s: WireSeries, k: usize) -> Result<RateSeries, InvalidJob> {
     for (dir, b, n) in [("read", &s.read_bytes, &s.read_ios), ("write", &s.write_bytes, &s.write_ios)] {
         if b.len() != n.len() {
-            return Err(format!("series {k}: {dir} has {} byte counts but {} I/O counts", b.len(), n.len()));
+            return Err(InvalidJob::SeriesLengths { series: k, dir, bytes: b.len(), ios: n.len() });
         }
         if b.len() > MAX_INTERVALS {
-            return Err(format!("series {k}: {dir} has {} intervals, more than {MAX_INTERVALS}", b.len()));
+            return Err(InvalidJob::SeriesTooLong { series: k, dir, len: b.len() });
         }
     }
     let end = s.end_ns.map(|ns| duration_ns(ns, &format!("series {k} end"))).transpose()?;
     Ok(RateSeries { bytes: [s.read_bytes, s.write_bytes], ios: [s.read_ios, s.write_ios], end })
 }
 
-fn recorder(r: WireRecorder) -> Result<JobRecorder, String> {
+fn recorder(r: WireRecorder) -> Result<JobRecorder, InvalidJob> {
     if r.series.is_empty() {
-        return Err("recorder without a rate series".into());
+        return Err(InvalidJob::NoSeries);
     }
     let mut out = JobRecorder::new(Instant::now());
     out.dirs = [dir(&r.read, "read")?, dir(&r.write, "write")?];
@@ -359,7 +383,7 @@ fn recorder(r: WireRecorder) -> Result<JobRecorder, String> {
     Ok(out)
 }
 
-fn job(j: WireJob) -> Result<JobResult, String> {
+fn job(j: WireJob) -> Result<JobResult, InvalidJob> {
     let c = &j.cpu;
     let cpu = CpuUsage {
         usr_pct: f64::from_bits(c.usr_pct_bits),

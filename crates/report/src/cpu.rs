@@ -1,7 +1,8 @@
 //! CPU and context-switch sampling from procfs, no `unsafe`, no libc.
 //!
 //! - `/proc/self/stat`: utime, stime (clock ticks), minflt, majflt — summed over all threads by the kernel,
-//!   including threads that already exited.
+//!   including threads that already exited. [`ProcessStat`] reads the same for any process
+//!   (`/proc/PID/stat`), e.g. a server sampled from outside.
 //! - `/proc/self/task/*/status`: voluntary and nonvoluntary context switches, summed over live threads
 //!   (`/proc/self/status` alone reports only the main thread). Threads that exited between two snapshots
 //!   take their switches with them; deltas saturate at 0.
@@ -63,16 +64,60 @@ fn invalid(what: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, format!("cannot parse {what}"))
 }
 
-/// utime, stime, minflt, majflt from the text of `/proc/<pid>/stat` (proc(5) fields 14, 15, 10, 12).
-fn parse_pid_stat(text: &str) -> io::Result<(u64, u64, u64, u64)> {
-    // The command name (field 2) may contain spaces and parentheses; fields resume after the last ')'.
-    let rest = text.rfind(')').map(|i| &text[i + 1..]).ok_or_else(|| invalid("/proc/self/stat"))?;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // fields[0] is field 3 (state), so field N is fields[N - 3].
-    let get = |n: usize| -> io::Result<u64> {
-        fields.get(n - 3).and_then(|f| f.parse().ok()).ok_or_else(|| invalid("/proc/self/stat"))
-    };
-    Ok((get(14)?, get(15)?, get(10)?, get(12)?))
+/// One process's CPU counters from its `/proc/PID/stat` (proc(5) fields 14, 15, 10, 12), summed over
+/// all its threads by the kernel, including threads that already exited.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProcessStat {
+    /// User CPU time, in clock ticks ([`clock_ticks_per_second`]).
+    pub utime_ticks: u64,
+    /// System CPU time, in clock ticks.
+    pub stime_ticks: u64,
+    /// Minor page faults.
+    pub minflt: u64,
+    /// Major page faults.
+    pub majflt: u64,
+}
+
+/// The text is no `/proc/PID/stat` line: `field` (proc(5) numbering) is missing or not a number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("field {field} of the stat line is missing or not a number")]
+pub struct MalformedStat {
+    /// proc(5)'s number of the field (2 is the command name's closing parenthesis).
+    pub field: usize,
+}
+
+impl ProcessStat {
+    /// Parses the text of a `/proc/PID/stat` file.
+    pub fn parse(text: &str) -> Result<ProcessStat, MalformedStat> {
+        // The command name (field 2) may contain spaces and parentheses; fields resume after the last ')'.
+        let rest = text.rfind(')').map(|i| &text[i + 1..]).ok_or(MalformedStat { field: 2 })?;
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        // fields[0] is field 3 (state), so field N is fields[N - 3].
+        let get = |field: usize| fields.get(field - 3).and_then(|f| f.parse().ok()).ok_or(MalformedStat { field });
+        Ok(ProcessStat { utime_ticks: get(14)?, stime_ticks: get(15)?, minflt: get(10)?, majflt: get(12)? })
+    }
+
+    /// Reads process `pid`'s counters now. `NotFound` once the process is gone; `InvalidData` (holding
+    /// a [`MalformedStat`]) when the file does not parse.
+    pub fn read(pid: u32) -> io::Result<ProcessStat> {
+        Self::read_file(&format!("/proc/{pid}/stat"))
+    }
+
+    /// This process's user + system CPU time, in clock ticks.
+    pub fn cpu_ticks(&self) -> u64 {
+        self.utime_ticks + self.stime_ticks
+    }
+
+    fn read_file(path: &str) -> io::Result<ProcessStat> {
+        let text = fs::read_to_string(path)?;
+        Self::parse(&text).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("cannot parse {path}: {e}")))
+    }
+}
+
+/// The kernel's clock ticks per second (the unit of [`ProcessStat`]'s times): `AT_CLKTCK` from this
+/// process's auxiliary vector, 100 if absent.
+pub fn clock_ticks_per_second() -> u64 {
+    fs::read("/proc/self/auxv").ok().and_then(|b| parse_auxv_clk_tck(&b)).unwrap_or(100)
 }
 
 /// (voluntary, nonvoluntary) context switches from the text of a `status` file.
@@ -156,9 +201,9 @@ fn context_switches() -> (u64, u64) {
 impl CpuSnapshot {
     /// Reads the counters now.
     pub fn now() -> io::Result<Self> {
-        let (utime_ticks, stime_ticks, minflt, majflt) = parse_pid_stat(&fs::read_to_string("/proc/self/stat")?)?;
+        let ProcessStat { utime_ticks, stime_ticks, minflt, majflt } = ProcessStat::read_file("/proc/self/stat")?;
         let (voluntary_ctx, nonvoluntary_ctx) = context_switches();
-        let clk_tck = fs::read("/proc/self/auxv").ok().and_then(|b| parse_auxv_clk_tck(&b)).unwrap_or(100);
+        let clk_tck = clock_ticks_per_second();
         let host = parse_proc_stat(&fs::read_to_string("/proc/stat")?)?;
         Ok(Self { utime_ticks, stime_ticks, minflt, majflt, voluntary_ctx, nonvoluntary_ctx, clk_tck, host })
     }
@@ -217,7 +262,32 @@ mod tests {
     #[test]
     fn pid_stat_parsing_survives_parentheses_in_the_command_name() {
         let text = "42 (we ird) (x)) S 1 42 42 0 -1 4194560 7 0 3 0 11 22 0 0 20 0 1 0 5 0 0";
-        assert_eq!(parse_pid_stat(text).unwrap(), (11, 22, 7, 3));
+        let stat = ProcessStat::parse(text).unwrap();
+        assert_eq!(stat, ProcessStat { utime_ticks: 11, stime_ticks: 22, minflt: 7, majflt: 3 });
+        assert_eq!(stat.cpu_ticks(), 33);
+    }
+
+    #[test]
+    fn a_truncated_or_nameless_stat_line_names_the_field_it_lacks() {
+        assert_eq!(ProcessStat::parse("42 cat S 1"), Err(MalformedStat { field: 2 }));
+        assert_eq!(ProcessStat::parse("42 (cat) S 1 42 42 0 -1 4194560 7 0 3 0 11"), Err(MalformedStat { field: 15 }));
+        assert_eq!(
+            ProcessStat::parse("42 (cat) S 1 42 42 0 -1 4194560 x 0 3 0 11 22"),
+            Err(MalformedStat { field: 10 })
+        );
+    }
+
+    #[test]
+    fn another_process_is_read_by_pid_and_a_gone_one_is_not_found() {
+        let mut child = std::process::Command::new("sleep").arg("5").spawn().expect("spawn sleep");
+        let stat = ProcessStat::read(child.id());
+        child.kill().expect("kill");
+        child.wait().expect("reap");
+        assert!(stat.is_ok(), "{stat:?}");
+        let gone = ProcessStat::read(child.id()).expect_err("reaped");
+        assert_eq!(gone.kind(), io::ErrorKind::NotFound);
+        let own = ProcessStat::read(std::process::id()).expect("own stat");
+        assert!(own.minflt > 0, "a running test has faulted pages in: {own:?}");
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //!   completion times. [`JobRecorder::reset`] drops everything at the end of ramp_time;
 //!   [`JobRecorder::merge`] combines clones (exactly associative).
 //! - [`CpuSnapshot`] / [`CpuUsage`] — procfs CPU time, context switches, page faults, host CPU split.
+//!   [`cpu::ProcessStat`] reads any process's `/proc/PID/stat` (CPU ticks, page faults).
 //! - [`JobResult`] / [`RunResult`] — what the engine hands over at the end; [`group_results`] applies
 //!   fio's group_reporting, folding jobs together with [`merge_job`].
 //! - [`to_fio_json`] (json / json+) and [`to_normal_text`] — fio's layouts; the module docs of [`json`]
@@ -22,7 +23,7 @@
 //! `latency_target`, `latency_window`, `latency_percentile`, `continue_on_error`.
 
 pub mod clients;
-mod cpu;
+pub mod cpu;
 pub mod json;
 mod latency;
 mod progress;

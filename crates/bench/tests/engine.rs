@@ -3,6 +3,7 @@
 //! spread by nconnect/remoteports.
 
 use bench::{EngineConfig, EngineRun, LiveCounters};
+use mount_options::MountConfig;
 use nfs_client::NfsClient;
 use nfs_server::{ConnectionInfo, Reply, Server};
 use onc_rpc::RpcMessage;
@@ -25,7 +26,7 @@ fn jobs(args: &[&str]) -> fio_job::JobSet {
 }
 
 async fn run(server: &TestServer, options: &str, args: &[&str]) -> EngineRun {
-    let client = NfsClient::mount(&spec(server.addr.port(), options)).await.expect("mount");
+    let client = NfsClient::builder(&MountConfig::new(spec(server.addr.port(), options))).mount().await.expect("mount");
     let config = EngineConfig {
         export: "/export".into(),
         live: Arc::new(LiveCounters::default()),
@@ -193,7 +194,7 @@ async fn nconnect_and_remoteports_spread_connections_over_the_server_addresses()
     let listen: Vec<SocketAddr> = (1..=4).map(|i| format!("127.0.0.{i}:{port}").parse().expect("addr")).collect();
     let server = TestServer::start_with(&listen, |s| s);
     let options = "nconnect=8,remoteports=127.0.0.1-127.0.0.4";
-    let client = NfsClient::mount(&spec(port, options)).await.expect("mount");
+    let client = NfsClient::builder(&MountConfig::new(spec(port, options))).mount().await.expect("mount");
     let config = EngineConfig {
         export: "/export".into(),
         live: Arc::new(LiveCounters::default()),

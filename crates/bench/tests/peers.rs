@@ -4,6 +4,7 @@
 //! (under mpirun they are processes in step through MPI).
 
 use bench::{EngineConfig, EngineError, EngineRun, LiveCounters, Peers};
+use mount_options::MountConfig;
 use nfs_client::NfsClient;
 use report::Dir;
 use std::collections::HashMap;
@@ -57,7 +58,8 @@ fn run_clients(
                 scope.spawn(move || {
                     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
                     runtime.block_on(async move {
-                        let client = NfsClient::mount(&spec(port, "")).await.expect("mount");
+                        let client =
+                            NfsClient::builder(&MountConfig::new(spec(port, ""))).mount().await.expect("mount");
                         let jobs = fio_job::parse(None, &args).expect("valid job");
                         let config = EngineConfig {
                             export: "/export".into(),
@@ -96,7 +98,7 @@ async fn each_client_writes_its_own_files() {
         assert_eq!(bytes(run, Dir::Write), 2 << 20);
     }
     assert_eq!(server.server.nfs_calls(WRITE), 3 * 2 * 16, "6 files of 16 writes, none shared");
-    let client = NfsClient::mount(&spec(server.addr.port(), "")).await.expect("mount");
+    let client = NfsClient::builder(&MountConfig::new(spec(server.addr.port(), ""))).mount().await.expect("mount");
     for rank in 0..3 {
         for jobnum in 0..2 {
             let path = format!("rank{rank}/w.{jobnum}.0");
@@ -121,14 +123,14 @@ async fn a_named_file_is_shared_and_laid_out_once() {
     }
     let written: u64 = server.server.nfs_calls(WRITE);
     assert!(written > 0, "the file was laid out");
-    let client = NfsClient::mount(&spec(server.addr.port(), "")).await.expect("mount");
+    let client = NfsClient::builder(&MountConfig::new(spec(server.addr.port(), ""))).mount().await.expect("mount");
     let (_, attr) = client.lookup_path("shared").await.expect("the shared file");
     assert_eq!(attr.size, 2 << 20);
     assert!(client.lookup_path("rank0").await.is_err(), "no per-client directory for a named file");
     client.unmount().await.expect("unmount");
     // Laid out by client 0 alone: as many WRITEs as one layout of 2 MiB takes, not three times that.
     let single = TestServer::start().await;
-    let alone = NfsClient::mount(&spec(single.addr.port(), "")).await.expect("mount");
+    let alone = NfsClient::builder(&MountConfig::new(spec(single.addr.port(), ""))).mount().await.expect("mount");
     let config = EngineConfig {
         export: "/export".into(),
         live: Arc::new(LiveCounters::default()),
@@ -148,7 +150,7 @@ async fn a_named_file_is_shared_and_laid_out_once() {
 async fn a_client_that_cannot_lay_out_stops_the_others_at_the_group() {
     let server = TestServer::start().await;
     // Client 1's directory is a regular file: its layout fails; the others learn it instead of waiting.
-    let client = NfsClient::mount(&spec(server.addr.port(), "")).await.expect("mount");
+    let client = NfsClient::builder(&MountConfig::new(spec(server.addr.port(), ""))).mount().await.expect("mount");
     let root = client.root().clone();
     client.create(&root, "not-a-dir", nfs_client::CreateHow::Unchecked, 0o644).await.expect("create");
     client.unmount().await.expect("unmount");

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mount_options::MountSpec;
-use nfs_client::{CreateHow, NfsClient, RdmaConfig, StableHow};
+use mount_options::{MountConfig, MountSpec};
+use nfs_client::{CreateHow, NfsClient, StableHow};
 
 // As in the nfsbench binary: glibc returns large freed buffers to the kernel, costing page faults.
 #[global_allocator]
@@ -37,11 +37,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let spec = MountSpec::parse(target, Some(options))?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async move {
-        let rdma = match spec.proto {
-            mount_options::Proto::Rdma => Some(RdmaConfig::new(Arc::new(rdma_soft::SoftProvider::new()?))),
-            mount_options::Proto::Tcp => None,
-        };
-        let client = NfsClient::mount_with(&spec, rdma).await?;
+        let config = MountConfig::new(spec);
+        let mut mount = NfsClient::builder(&config);
+        if config.is_rdma() {
+            mount = mount.rdma_provider(Arc::new(rdma_soft::SoftProvider::new()?));
+        }
+        let client = mount.mount().await?;
         let (fh, attr) = client.create(client.root(), file, CreateHow::Unchecked, 0o644).await?;
         if attr.size < file_size {
             let chunk = Bytes::from(vec![0x5a; client.wsize() as usize]);

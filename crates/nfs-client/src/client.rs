@@ -70,94 +70,54 @@ fn negotiated(requested: u32, server_max: u32) -> u32 {
     }
 }
 
-/// The connections of a mount: TCP, or RPC-over-RDMA over the provider `rdma` names.
+/// The connections of a mount: TCP (through `link` when one is given), or RPC-over-RDMA over the
+/// provider of `rdma`.
 async fn connect_transport(
     spec: &MountSpec,
     addrs: &[SocketAddr],
     rdma: Option<&RdmaConfig>,
     link: Option<Arc<wan::Link>>,
 ) -> Result<Box<dyn RpcTransport>, ClientError> {
-    match (spec.proto, rdma) {
-        (Proto::Tcp, _) => {
-            let options =
-                TcpOptions { retransmit: RetransmitPolicy::of(spec), max_record: spec.rsize as usize + REPLY_HEADROOM };
+    let retransmit = RetransmitPolicy::of(spec);
+    match rdma {
+        None => {
+            let options = TcpOptions { retransmit, max_record: spec.rsize as usize + REPLY_HEADROOM };
             Ok(Box::new(TcpTransport::connect_over(addrs, options, link).await?))
         }
-        (Proto::Rdma, Some(config)) => {
-            Ok(Box::new(RdmaTransport::connect(addrs, config, RetransmitPolicy::of(spec)).await?))
-        }
-        (Proto::Rdma, None) => Err(no_provider()),
+        Some(config) => Ok(Box::new(RdmaTransport::connect(addrs, config, retransmit).await?)),
     }
 }
 
-fn no_provider() -> ClientError {
-    ClientError::Unsupported(
-        "proto=rdma needs an RDMA provider: mount with NfsClient::mount_with and an RdmaConfig \
-         (nfsbench run: --rdma-provider), or use proto=tcp"
-            .into(),
-    )
+/// Refuses what this client does not do, before anything is sent.
+pub(crate) fn refuse_unsupported(spec: &MountSpec) -> Result<(), ClientError> {
+    if spec.vers != 3 {
+        return Err(ClientError::Unsupported(format!("vers={}: only NFSv3 is implemented", spec.vers)));
+    }
+    if spec.mountproto == Proto::Rdma {
+        return Err(ClientError::Unsupported("mountproto=rdma: MOUNT goes over TCP".into()));
+    }
+    Ok(())
 }
 
 impl NfsClient {
-    /// Mounts `spec.export`: port mapper GETPORT for the ports not given, MOUNT MNT (both on
-    /// short-lived connections to the first address), then `nconnect` connections to
-    /// `spec.connection_addrs()` at the NFS port, and FSINFO for the transfer sizes.
-    ///
-    /// `proto=rdma` needs a provider: use [`mount_with`](Self::mount_with); here it is refused with
-    /// [`ClientError::Unsupported`].
-    pub async fn mount(spec: &MountSpec) -> Result<NfsClient, ClientError> {
-        Self::mount_with(spec, None).await
-    }
-
-    /// Mounts like [`mount`](Self::mount); with `proto=rdma` the NFS connections are RPC-over-RDMA
-    /// queue pairs made by `rdma`'s provider (`nconnect` of them, round-robin over `remoteports`), to
-    /// `spec.port` (20049 unless given: the port mapper is not asked, as Linux does for rdma). MOUNT
-    /// and the port mapper stay on TCP (`mountproto=tcp`). `rdma` is ignored with `proto=tcp`;
-    /// `proto=rdma` without it is refused with a message saying a provider is needed.
-    pub async fn mount_with(spec: &MountSpec, rdma: Option<RdmaConfig>) -> Result<NfsClient, ClientError> {
-        Self::mount_with_link(spec, rdma, None).await
-    }
-
-    /// Mounts like [`mount_with`](Self::mount_with), the NFS connections (and their reconnections)
-    /// going through the emulated long-distance `link` when one is given (`nfsbench run --wan`); MOUNT
-    /// and the port mapper do not. The link covers TCP connections: with `proto=rdma` the RDMA provider
-    /// in `rdma` is what carries a link, and a `link` given here is refused.
-    pub async fn mount_with_link(
+    /// Mounts `spec` (see [`MountBuilder::mount`](crate::MountBuilder::mount)): over RPC-over-RDMA when
+    /// `rdma` is given (checked by the builder: `proto=rdma`, validated), else over TCP through `link`.
+    pub(crate) async fn mount(
         spec: &MountSpec,
         rdma: Option<RdmaConfig>,
         link: Option<Arc<wan::Link>>,
     ) -> Result<NfsClient, ClientError> {
-        if spec.proto == Proto::Rdma && link.is_some() {
-            return Err(ClientError::Unsupported(
-                "a long-distance link (--wan) is emulated for proto=tcp only: RPC-over-RDMA emulation is not \
-                 implemented yet"
-                    .into(),
-            ));
-        }
-        if spec.vers != 3 {
-            return Err(ClientError::Unsupported(format!("vers={}: only NFSv3 is implemented", spec.vers)));
-        }
-        let rdma = match (spec.proto, rdma) {
-            (Proto::Rdma, None) => return Err(no_provider()),
-            (Proto::Rdma, Some(config)) => {
-                config.validate()?;
-                Some(config)
-            }
-            (Proto::Tcp, _) => None,
-        };
-        if spec.mountproto == Proto::Rdma {
-            return Err(ClientError::Unsupported("mountproto=rdma: MOUNT goes over TCP".into()));
-        }
+        refuse_unsupported(spec)?;
         let ips: Vec<IpAddr> = spec.connection_addrs()?;
         let Some(&first) = ips.first() else {
             return Err(ClientError::Unsupported("nconnect=0: a mount needs at least one connection".into()));
         };
         let t = exchange_timeout(spec.timeo);
         let pmap = SocketAddr::new(first, spec.portmapper_port);
-        let nfs_port = match spec.proto {
-            Proto::Tcp => port_of(spec.port, pmap, NFS_PROGRAM, NFS_V3, t).await?,
+        let nfs_port = match rdma {
+            None => port_of(spec.port, pmap, NFS_PROGRAM, NFS_V3, t).await?,
             // The port mapper only knows TCP registrations here: rdma uses the port given, or 20049.
-            Proto::Rdma => spec.port.filter(|&p| p != 0).unwrap_or(NFS_RDMA_PORT),
+            Some(_) => spec.port.filter(|&p| p != 0).unwrap_or(NFS_RDMA_PORT),
         };
         let mount_port = port_of(spec.mountport, pmap, MOUNT_PROGRAM, MOUNT_V3, t).await?;
         let encoder = CallEncoder::new(spec.uid, spec.gid);
@@ -184,6 +144,28 @@ impl NfsClient {
         client.inner.wsize.store(negotiated(spec.wsize, info.wtmax), Relaxed);
         tracing::debug!(export = %spec.export, ?addrs, rsize = client.rsize(), wsize = client.wsize(), "mounted");
         Ok(client)
+    }
+
+    /// Mounts `spec` with `rdma` for `proto=rdma` and TCP connections through `link`. Superseded by
+    /// [`NfsClient::builder`]; kept until the CLI moves to it.
+    pub async fn mount_with_link(
+        spec: &MountSpec,
+        rdma: Option<RdmaConfig>,
+        link: Option<Arc<wan::Link>>,
+    ) -> Result<NfsClient, ClientError> {
+        if spec.proto == Proto::Rdma && link.is_some() {
+            return Err(ClientError::Unsupported("--wan over proto=rdma: wrap the provider".into()));
+        }
+        refuse_unsupported(spec)?;
+        let rdma = match (spec.proto, rdma) {
+            (Proto::Rdma, None) => return Err(ClientError::Unsupported("proto=rdma needs an RDMA provider".into())),
+            (Proto::Rdma, Some(config)) => {
+                config.validate()?;
+                Some(config)
+            }
+            (Proto::Tcp, _) => None,
+        };
+        Self::mount(spec, rdma, link).await
     }
 
     /// The export's root handle (from MNT).

@@ -64,6 +64,14 @@ pub enum ClientError {
     #[error("unsupported: {0}")]
     Unsupported(String),
 
+    /// An emulated long-distance link (`--wan`) was asked for over an RDMA provider that cannot carry
+    /// one: only the soft provider reports what the peer's RDMA Reads and Writes moved.
+    #[error(
+        "--wan emulates RDMA over the soft provider only (this is {provider}): use --rdma-provider soft, or the \
+         real path's own distance"
+    )]
+    LinkNeedsSoftProvider { provider: String },
+
     /// A bad argument, refused before anything was sent (e.g. a READ larger than `rsize`).
     #[error("{proc}: {detail}")]
     InvalidArgument { proc: &'static str, detail: String },

@@ -3,17 +3,19 @@
 //!
 //! # Mounting
 //!
-//! [`NfsClient::mount`] asks the port mapper (RFC 1833, PMAPPROC_GETPORT) for the NFS and MOUNT ports
-//! not given in the options, gets the root handle with MOUNT MNT (both on short-lived connections to
-//! the first address), opens `nconnect` connections, one to each of `spec.connection_addrs()` at the
-//! NFS port, and reads FSINFO: [`rsize`](NfsClient::rsize) / [`wsize`](NfsClient::wsize) are the
-//! options lowered to the server's `rtmax` / `wtmax`, as Linux does. Calls carry an AUTH_SYS
-//! credential with `spec.uid` / `spec.gid` and this host's name. Connections use any local port, so a
-//! server that wants privileged ports (knfsd's `secure` default) needs `insecure` on the export.
-//! [`NfsClient::mount_with`] takes an [`RdmaConfig`] (the RDMA provider, credits, inline size) for
-//! `proto=rdma`: the NFS connections are then RPC-over-RDMA queue pairs, MOUNT stays on TCP.
-//! [`NfsClient::mount_with_link`] also takes a [`wan::Link`]: the NFS connections then go through that
-//! emulated long-distance link ([`wan::tcp::relay`]).
+//! A mount starts from a [`MountConfig`](mount_options::MountConfig) (the spec, the RDMA settings, the
+//! `--wan` link): [`NfsClient::builder`], then [`MountBuilder::rdma_provider`] for `proto=rdma` (the
+//! provider is opened by the caller), then [`MountBuilder::mount`]. It asks the port mapper (RFC 1833,
+//! PMAPPROC_GETPORT) for the NFS and MOUNT ports not given in the options, gets the root handle with
+//! MOUNT MNT (both on short-lived TCP connections to the first address), opens `nconnect` connections,
+//! one to each of `spec.connection_addrs()` at the NFS port, and reads FSINFO:
+//! [`rsize`](NfsClient::rsize) / [`wsize`](NfsClient::wsize) are the options lowered to the server's
+//! `rtmax` / `wtmax`, as Linux does. Calls carry an AUTH_SYS credential with `spec.uid` / `spec.gid`
+//! and this host's name. Connections use any local port, so a server that wants privileged ports
+//! (knfsd's `secure` default) needs `insecure` on the export. With `proto=rdma` the NFS connections are
+//! RPC-over-RDMA queue pairs, MOUNT stays on TCP. An emulated long-distance link ([`wan::Link`]) is
+//! applied the same way to both: the TCP connections go through its relays ([`wan::tcp::relay`]), the
+//! queue pairs through the provider wrapped by [`rdma::provider_over_link`] (soft provider only).
 //!
 //! # Calls
 //!
@@ -57,12 +59,12 @@
 //!
 //! ```no_run
 //! use bytes::Bytes;
-//! use mount_options::MountSpec;
+//! use mount_options::{MountConfig, MountSpec};
 //! use nfs_client::{CreateHow, NfsClient, StableHow};
 //!
 //! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
 //! let spec = MountSpec::parse("127.0.0.1:/export", Some("vers=3,nconnect=2,timeo=600,retrans=2"))?;
-//! let client = NfsClient::mount(&spec).await?;
+//! let client = NfsClient::builder(&MountConfig::new(spec)).mount().await?;
 //! let (fh, _attr) = client.create(client.root(), "data", CreateHow::Unchecked, 0o644).await?;
 //! client.write(&fh, 0, Bytes::from_static(b"hello"), StableHow::Unstable).await?;
 //! client.commit(&fh, 0, 0).await?;
@@ -81,6 +83,7 @@
 //! One enum, [`ClientError`]: NFS statuses (`"READ failed: NFS3ERR_IO"`), MOUNT statuses, RPC-level
 //! refusals, socket errors naming the address, soft timeouts, malformed replies, unsupported options.
 
+mod builder;
 mod calls;
 mod client;
 mod decode;
@@ -99,6 +102,7 @@ pub mod transport;
 mod types;
 
 pub use crate::rdma::{reassemble_reply_for_fuzzing, RdmaConfig, RdmaTransport};
+pub use builder::MountBuilder;
 pub use client::NfsClient;
 #[doc(hidden)]
 pub use decode::decode_reply_for_fuzzing;

@@ -4,12 +4,12 @@ mod common;
 
 use bytes::Bytes;
 use common::{spec, TestServer};
-use nfs_client::{CreateHow, NfsClient, StableHow};
+use nfs_client::{CreateHow, StableHow};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_concurrent_calls_share_one_connection_and_each_gets_its_own_reply() {
     let server = TestServer::start().await;
-    let client = NfsClient::mount(&spec(server.addr.port(), "rsize=4096,wsize=4096")).await.expect("mount");
+    let client = common::mount(&spec(server.addr.port(), "rsize=4096,wsize=4096")).await.expect("mount");
     let (fh, _) = client.create(client.root(), "blocks", CreateHow::Unchecked, 0o644).await.expect("create");
     // 256 blocks, each filled with its own number.
     let writes: Vec<_> = (0..256u32)
@@ -40,7 +40,7 @@ async fn many_concurrent_calls_share_one_connection_and_each_gets_its_own_reply(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nconnect_4_spreads_calls_round_robin_over_4_connections() {
     let server = TestServer::start().await;
-    let client = NfsClient::mount(&spec(server.addr.port(), "nconnect=4")).await.expect("mount");
+    let client = common::mount(&spec(server.addr.port(), "nconnect=4")).await.expect("mount");
     let calls: Vec<_> = (0..400).map(|_| client.getattr(client.root())).collect();
     for call in calls {
         call.await.expect("getattr");
@@ -60,7 +60,7 @@ async fn nconnect_4_spreads_calls_round_robin_over_4_connections() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_mebibyte_transfers_round_trip_intact() {
     let server = TestServer::start().await;
-    let client = NfsClient::mount(&spec(server.addr.port(), "nconnect=2")).await.expect("mount");
+    let client = common::mount(&spec(server.addr.port(), "nconnect=2")).await.expect("mount");
     assert_eq!(client.wsize(), 1 << 20);
     let (fh, _) = client.create(client.root(), "big", CreateHow::Unchecked, 0o644).await.expect("create");
     let data = Bytes::from((0..1u32 << 20).map(|i| (i * 7 % 256) as u8).collect::<Vec<u8>>());

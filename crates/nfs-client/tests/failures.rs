@@ -10,12 +10,12 @@ use bytes::Bytes;
 use common::fake::{getattr_ok, Action, FakeServer};
 use common::proxy::Proxy;
 use common::{spec, TestServer};
-use nfs_client::{ClientError, CreateHow, NfsClient, StableHow};
+use nfs_client::{ClientError, CreateHow, StableHow};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn soft_mount_times_out_after_retrans_retransmissions_when_the_server_never_answers() {
     let fake = FakeServer::start(Arc::new(|_| Vec::new())).await;
-    let client = NfsClient::mount(&spec(fake.addr.port(), "soft,timeo=1,retrans=2")).await.expect("mount");
+    let client = common::mount(&spec(fake.addr.port(), "soft,timeo=1,retrans=2")).await.expect("mount");
     let started = Instant::now();
     let err = client.getattr(client.root()).await.expect_err("no answer");
     let elapsed = started.elapsed();
@@ -46,7 +46,7 @@ async fn hard_mount_retransmits_with_the_same_xid_until_answered() {
         },
     );
     let fake = FakeServer::start(script).await;
-    let client = NfsClient::mount(&spec(fake.addr.port(), "hard,timeo=1,retrans=2")).await.expect("mount");
+    let client = common::mount(&spec(fake.addr.port(), "hard,timeo=1,retrans=2")).await.expect("mount");
     let attr = client.getattr(client.root()).await.expect("answered on the retransmission");
     assert_eq!(attr.size, 4096);
     assert_eq!(client.stats().retransmissions, 1);
@@ -65,7 +65,7 @@ async fn hard_mount_keeps_trying_after_a_major_timeout() {
         },
     );
     let fake = FakeServer::start(script).await;
-    let client = NfsClient::mount(&spec(fake.addr.port(), "hard,timeo=1,retrans=1")).await.expect("mount");
+    let client = common::mount(&spec(fake.addr.port(), "hard,timeo=1,retrans=1")).await.expect("mount");
     client.getattr(client.root()).await.expect("answered eventually");
     let stats = client.stats();
     assert_eq!((stats.retransmissions, stats.major_timeouts, stats.soft_timeouts), (3, 1, 0));
@@ -76,7 +76,7 @@ async fn hard_mount_reconnects_after_the_connection_is_killed_and_every_call_com
     let server = TestServer::start().await;
     let proxy = Proxy::start(server.addr).await;
     // timeo=60 s: only the reconnection can bring these calls back.
-    let client = NfsClient::mount(&spec(proxy.addr.port(), "hard,timeo=600,wsize=4096")).await.expect("mount");
+    let client = common::mount(&spec(proxy.addr.port(), "hard,timeo=600,wsize=4096")).await.expect("mount");
     let (fh, _) = client.create(client.root(), "f", CreateHow::Unchecked, 0o644).await.expect("create");
     let accepted = proxy.accepted();
 

@@ -26,7 +26,7 @@ fn read_count(call: &Call) -> u32 {
 }
 
 async fn mount(fake: &FakeServer, options: &str) -> NfsClient {
-    NfsClient::mount(&spec(fake.addr.port(), options)).await.expect("mount")
+    common::mount(&spec(fake.addr.port(), options)).await.expect("mount")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,7 +5,7 @@ mod common;
 use bytes::Bytes;
 use common::{spec, spec_for, TestServer};
 use mount_options::Proto;
-use nfs_client::{ClientError, CreateHow, FileKind, NfsClient, NfsErr3, StableHow};
+use nfs_client::{ClientError, CreateHow, FileKind, NfsErr3, StableHow};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mounts_through_the_port_mapper_then_creates_writes_commits_and_reads_back() {
@@ -13,7 +13,7 @@ async fn mounts_through_the_port_mapper_then_creates_writes_commits_and_reads_ba
     let mut spec = spec(server.addr.port(), "rsize=65536,wsize=65536");
     spec.port = None;
     spec.mountport = None;
-    let client = NfsClient::mount(&spec).await.expect("mount");
+    let client = common::mount(&spec).await.expect("mount");
     assert_eq!((client.rsize(), client.wsize()), (65536, 65536));
 
     let (fh, attr) = client.create(client.root(), "file", CreateHow::Unchecked, 0o640).await.expect("create");
@@ -39,7 +39,7 @@ async fn mounts_through_the_port_mapper_then_creates_writes_commits_and_reads_ba
 async fn rsize_and_wsize_are_lowered_to_the_server_maximum() {
     let server = TestServer::start().await;
     // The server offers 1 MiB; ask for the maximum and for less.
-    let client = NfsClient::mount(&spec(server.addr.port(), "rsize=1048576,wsize=32768")).await.expect("mount");
+    let client = common::mount(&spec(server.addr.port(), "rsize=1048576,wsize=32768")).await.expect("mount");
     assert_eq!((client.rsize(), client.wsize()), (1 << 20, 32768));
     client.null().await.expect("NULL");
     server.stop().await;
@@ -48,7 +48,7 @@ async fn rsize_and_wsize_are_lowered_to_the_server_maximum() {
 #[tokio::test]
 async fn lookup_of_a_missing_name_returns_none() {
     let server = TestServer::start().await;
-    let client = NfsClient::mount(&spec(server.addr.port(), "")).await.expect("mount");
+    let client = common::mount(&spec(server.addr.port(), "")).await.expect("mount");
     assert!(client.lookup(client.root(), "absent").await.expect("lookup").is_none());
     let (fh, _) = client.create(client.root(), "present", CreateHow::Guarded, 0o644).await.expect("create");
     let (found, attr) = client.lookup(client.root(), "present").await.expect("lookup").expect("found");
@@ -60,7 +60,7 @@ async fn lookup_of_a_missing_name_returns_none() {
 #[tokio::test]
 async fn lookup_path_walks_directories_and_names_the_missing_component() {
     let server = TestServer::start().await;
-    let client = NfsClient::mount(&spec(server.addr.port(), "")).await.expect("mount");
+    let client = common::mount(&spec(server.addr.port(), "")).await.expect("mount");
     let (a, _) = client.mkdir(client.root(), "a", 0o755).await.expect("mkdir a");
     let (b, battr) = client.mkdir(&a, "b", 0o755).await.expect("mkdir b");
     assert_eq!(battr.kind, FileKind::Directory);
@@ -79,7 +79,7 @@ async fn lookup_path_walks_directories_and_names_the_missing_component() {
 #[tokio::test]
 async fn guarded_create_of_an_existing_file_reports_the_nfs_status() {
     let server = TestServer::start().await;
-    let client = NfsClient::mount(&spec(server.addr.port(), "")).await.expect("mount");
+    let client = common::mount(&spec(server.addr.port(), "")).await.expect("mount");
     client.create(client.root(), "once", CreateHow::Guarded, 0o644).await.expect("first create");
     let err = client.create(client.root(), "once", CreateHow::Guarded, 0o644).await.expect_err("exists");
     assert_eq!(err.nfs_status(), Some(NfsErr3::Exist));
@@ -90,7 +90,7 @@ async fn guarded_create_of_an_existing_file_reports_the_nfs_status() {
 #[tokio::test]
 async fn exclusive_create_sets_the_mode_afterwards_and_refuses_another_verifier() {
     let server = TestServer::start().await;
-    let client = NfsClient::mount(&spec(server.addr.port(), "")).await.expect("mount");
+    let client = common::mount(&spec(server.addr.port(), "")).await.expect("mount");
     let (_, attr) = client.create(client.root(), "x", CreateHow::Exclusive(*b"verifier"), 0o600).await.expect("create");
     assert_eq!(attr.mode & 0o777, 0o600);
     let err = client.create(client.root(), "x", CreateHow::Exclusive(*b"another!"), 0o600).await.expect_err("taken");
@@ -101,7 +101,7 @@ async fn exclusive_create_sets_the_mode_afterwards_and_refuses_another_verifier(
 #[tokio::test]
 async fn set_size_and_remove_change_the_file() {
     let server = TestServer::start().await;
-    let client = NfsClient::mount(&spec(server.addr.port(), "")).await.expect("mount");
+    let client = common::mount(&spec(server.addr.port(), "")).await.expect("mount");
     let (fh, _) = client.create(client.root(), "sized", CreateHow::Unchecked, 0o644).await.expect("create");
     assert_eq!(client.set_size(&fh, 1 << 20).await.expect("grow").size, 1 << 20);
     assert_eq!(client.set_size(&fh, 10).await.expect("shrink").size, 10);
@@ -115,7 +115,7 @@ async fn set_size_and_remove_change_the_file() {
 #[tokio::test]
 async fn calls_larger_than_rsize_or_wsize_and_bad_names_are_refused_before_sending() {
     let server = TestServer::start().await;
-    let client = NfsClient::mount(&spec(server.addr.port(), "rsize=4096,wsize=4096")).await.expect("mount");
+    let client = common::mount(&spec(server.addr.port(), "rsize=4096,wsize=4096")).await.expect("mount");
     let (fh, _) = client.create(client.root(), "f", CreateHow::Unchecked, 0o644).await.expect("create");
     let before = client.stats().calls;
     let read = client.read(&fh, 0, 8192).await.expect_err("too large");
@@ -132,7 +132,7 @@ async fn calls_larger_than_rsize_or_wsize_and_bad_names_are_refused_before_sendi
 #[tokio::test]
 async fn mounting_an_unknown_export_reports_the_mount_status() {
     let server = TestServer::start().await;
-    let err = NfsClient::mount(&spec_for("/nowhere", server.addr.port(), "")).await.expect_err("no such export");
+    let err = common::mount(&spec_for("/nowhere", server.addr.port(), "")).await.expect_err("no such export");
     assert!(matches!(err, ClientError::Mount { ref path, .. } if path == "/nowhere"), "{err}");
     server.stop().await;
 }
@@ -141,7 +141,7 @@ async fn mounting_an_unknown_export_reports_the_mount_status() {
 async fn proto_rdma_is_refused_with_a_clear_error() {
     let mut spec = spec(2049, "");
     spec.proto = Proto::Rdma;
-    let err = NfsClient::mount(&spec).await.expect_err("rdma");
+    let err = common::mount(&spec).await.expect_err("rdma");
     assert!(matches!(err, ClientError::Unsupported(_)));
     assert!(err.to_string().contains("proto=rdma"), "{err}");
 }
@@ -149,7 +149,7 @@ async fn proto_rdma_is_refused_with_a_clear_error() {
 #[tokio::test]
 async fn unmount_closes_the_connections_and_later_calls_fail_with_closed() {
     let server = TestServer::start().await;
-    let client = NfsClient::mount(&spec(server.addr.port(), "")).await.expect("mount");
+    let client = common::mount(&spec(server.addr.port(), "")).await.expect("mount");
     let clone = client.clone();
     client.unmount().await.expect("unmount");
     assert!(matches!(clone.null().await, Err(ClientError::Closed { proc: "NULL" })));

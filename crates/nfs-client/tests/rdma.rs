@@ -10,16 +10,16 @@ use std::time::Duration;
 use bytes::Bytes;
 use common::fake::{fattr, reply as tcp_reply, Action, FakeServer};
 use common::rdma_fake::{body, raw_reply, reply, RdmaAction, RdmaCall, RdmaFake, RdmaScript};
-use mount_options::MountSpec;
+use mount_options::{MountConfig, MountSpec, RdmaSettings};
 use nfs3_proto::{
     GetattrRes, GetattrResOk, Nfs3Proc, ReadArgs, StableHow as Stable3, WriteArgs, WriteRes, WriteResOk, WriteVerf3,
 };
-use nfs_client::{ClientError, NfsClient, RdmaConfig, StableHow};
+use nfs_client::{ClientError, NfsClient, StableHow};
 use rpcrdma_proto::{RdmaBody, RdmaErrorBody};
 use xdr::{XdrDecode, XdrEncode, XdrReader};
 
-fn provider() -> RdmaConfig {
-    RdmaConfig::new(Arc::new(rdma_soft::SoftProvider::new().expect("soft provider")))
+fn provider() -> Arc<rdma_soft::SoftProvider> {
+    Arc::new(rdma_soft::SoftProvider::new().expect("soft provider"))
 }
 
 fn getattr_ok() -> Vec<u8> {
@@ -58,18 +58,19 @@ fn nfs_script(delay: Duration) -> RdmaScript {
 }
 
 /// A mount of the fake over RDMA, MOUNT (MNT and UMNT) answered by a TCP fake.
-async fn mount(fake: &RdmaFake, options: &str, config: RdmaConfig) -> (NfsClient, FakeServer) {
+async fn mount(fake: &RdmaFake, options: &str) -> (NfsClient, FakeServer) {
     let tcp = FakeServer::start(Arc::new(|c: &common::fake::Call| vec![Action::Raw(tcp_reply(c.xid, &[]))])).await;
     let all = format!("proto=rdma,port={},mountport={},{options}", fake.addr.port(), tcp.addr.port());
     let spec = MountSpec::parse("127.0.0.1:/export", Some(all.trim_end_matches(','))).expect("options");
-    let client = NfsClient::mount_with(&spec, Some(config)).await.expect("mount over RDMA");
+    let config = MountConfig::new(spec);
+    let client = NfsClient::builder(&config).rdma_provider(provider()).mount().await.expect("mount over RDMA");
     (client, tcp)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn writes_of_4095_4096_4097_bytes_and_1_mib_are_pulled_from_a_read_chunk_without_padding() {
     let fake = RdmaFake::start(nfs_script(Duration::ZERO), 64).await;
-    let (client, _tcp) = mount(&fake, "", provider()).await;
+    let (client, _tcp) = mount(&fake, "").await;
     for len in [4095usize, 4096, 4097, 1 << 20] {
         let data = Bytes::from((0..len).map(|i| (i % 251) as u8).collect::<Vec<_>>());
         let written = client.write(client.root(), 0, data.clone(), StableHow::FileSync).await.expect("write");
@@ -92,7 +93,7 @@ async fn writes_of_4095_4096_4097_bytes_and_1_mib_are_pulled_from_a_read_chunk_w
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn read_data_is_pushed_into_a_write_chunk_and_a_late_write_to_it_fails_after_the_reply() {
     let fake = RdmaFake::start(nfs_script(Duration::ZERO), 64).await;
-    let (client, _tcp) = mount(&fake, "", provider()).await;
+    let (client, _tcp) = mount(&fake, "").await;
     let read = client.read(client.root(), 0, 65536).await.expect("read");
     assert_eq!(read.data.len(), 65536);
     assert!(read.data.iter().all(|&b| b == 0x5A) && read.eof);
@@ -114,7 +115,7 @@ async fn read_data_is_pushed_into_a_write_chunk_and_a_late_write_to_it_fails_aft
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn never_more_calls_are_outstanding_than_the_server_granted() {
     let fake = RdmaFake::start(nfs_script(Duration::from_millis(10)), 2).await;
-    let (client, _tcp) = mount(&fake, "", provider()).await;
+    let (client, _tcp) = mount(&fake, "").await;
     let calls = (0..16).map(|_| {
         let client = client.clone();
         tokio::spawn(async move { client.getattr(client.root()).await })
@@ -135,7 +136,7 @@ async fn a_zero_grant_is_read_as_one_and_calls_behind_an_unanswered_one_time_out
         }
     });
     let fake = RdmaFake::start(script, 0).await;
-    let (client, _tcp) = mount(&fake, "soft,timeo=2,retrans=1", provider()).await;
+    let (client, _tcp) = mount(&fake, "soft,timeo=2,retrans=1").await;
     let answered = (0..3).map(|_| {
         let client = client.clone();
         tokio::spawn(async move { client.getattr(client.root()).await })
@@ -168,7 +169,7 @@ async fn rdma_error_err_chunk_fails_only_that_call_and_hostile_replies_are_dropp
         ],
     });
     let fake = RdmaFake::start(script, 8).await;
-    let (client, _tcp) = mount(&fake, "", provider()).await;
+    let (client, _tcp) = mount(&fake, "").await;
     let err = client.commit(client.root(), 0, 0).await.expect_err("ERR_CHUNK");
     assert!(matches!(err, ClientError::RdmaErrorReply { proc: "COMMIT", body: RdmaErrorBody::Chunk }), "{err}");
     assert!(err.to_string().contains("ERR_CHUNK"), "{err}");
@@ -188,7 +189,7 @@ async fn hard_mount_reconnects_when_the_server_disconnects_mid_call_and_the_call
         }
     });
     let fake = RdmaFake::start(script, 16).await;
-    let (client, _tcp) = mount(&fake, "hard,timeo=600", provider()).await;
+    let (client, _tcp) = mount(&fake, "hard,timeo=600").await;
     let data = Bytes::from(vec![7u8; 100_000]);
     let written =
         client.write(client.root(), 0, data, StableHow::Unstable).await.expect("completed after reconnection");
@@ -204,7 +205,7 @@ async fn hard_mount_reconnects_when_the_server_disconnects_mid_call_and_the_call
 async fn soft_mount_fails_a_call_after_retrans_timeouts_while_the_server_keeps_dropping_the_connection() {
     let script: RdmaScript = Arc::new(|_: &RdmaCall| vec![RdmaAction::Disconnect]);
     let fake = RdmaFake::start(script, 16).await;
-    let (client, _tcp) = mount(&fake, "soft,timeo=1,retrans=1", provider()).await;
+    let (client, _tcp) = mount(&fake, "soft,timeo=1,retrans=1").await;
     let started = std::time::Instant::now();
     let err = client.getattr(client.root()).await.expect_err("never answered");
     assert!(matches!(err, ClientError::TimedOut { proc: "GETATTR", .. }), "{err}");
@@ -217,7 +218,7 @@ async fn soft_mount_fails_a_call_after_retrans_timeouts_while_the_server_keeps_d
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nconnect_spreads_calls_over_queue_pairs_round_robin() {
     let fake = RdmaFake::start(nfs_script(Duration::ZERO), 8).await;
-    let (client, _tcp) = mount(&fake, "nconnect=2", provider()).await;
+    let (client, _tcp) = mount(&fake, "nconnect=2").await;
     for _ in 0..4 {
         client.getattr(client.root()).await.expect("getattr");
     }
@@ -231,13 +232,14 @@ async fn nconnect_spreads_calls_over_queue_pairs_round_robin() {
 #[tokio::test]
 async fn proto_rdma_needs_a_provider_and_an_inline_size_in_range() {
     let spec = MountSpec::parse("127.0.0.1:/export", Some("proto=rdma,mountport=9")).expect("options");
-    let err = NfsClient::mount(&spec).await.expect_err("no provider");
+    let err = NfsClient::builder(&MountConfig::new(spec.clone())).mount().await.expect_err("no provider");
     assert!(err.to_string().contains("proto=rdma needs an RDMA provider"), "{err}");
     for (credits, inline_size, named) in
         [(128, 1000, "inline_size=1000"), (128, 131072, "inline_size"), (0, 4096, "credits=0")]
     {
-        let config = RdmaConfig { credits, inline_size, ..provider() };
-        let err = NfsClient::mount_with(&spec, Some(config)).await.expect_err("out of range");
+        let rdma = RdmaSettings { credits, inline_size, ..RdmaSettings::default() };
+        let config = MountConfig { spec: spec.clone(), rdma, link: None };
+        let err = NfsClient::builder(&config).rdma_provider(provider()).mount().await.expect_err("out of range");
         assert!(matches!(err, ClientError::Unsupported(_)) && err.to_string().contains(named), "{err}");
     }
 }

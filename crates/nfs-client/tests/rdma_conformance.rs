@@ -8,8 +8,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use mount_options::MountSpec;
-use nfs_client::{CreateHow, FileHandle, NfsClient, RdmaConfig, StableHow};
+use mount_options::{MountConfig, MountSpec, RdmaSettings};
+use nfs_client::{CreateHow, FileHandle, NfsClient, StableHow};
 use rdma::Provider;
 use rdma_soft::SoftProvider;
 use server_rdma::{RdmaServer, RdmaServerConfig, RdmaTransportStats};
@@ -43,10 +43,10 @@ impl RdmaTestServer {
         let all = format!("proto=rdma,port={},mountport={}{options}", self.rdma.port(), self.tcp.addr.port());
         let mut spec = MountSpec::parse("127.0.0.1:/export", Some(&all)).expect("options");
         spec.portmapper_port = self.tcp.addr.port();
-        let mut config = RdmaConfig::new(Arc::new(SoftProvider::new().expect("soft provider")));
-        config.credits = credits;
-        config.inline_size = inline_size;
-        NfsClient::mount_with(&spec, Some(config)).await.expect("mount over RDMA")
+        let rdma = RdmaSettings { credits, inline_size, ..RdmaSettings::default() };
+        let config = MountConfig { spec, rdma, link: None };
+        let provider = Arc::new(SoftProvider::new().expect("soft provider"));
+        NfsClient::builder(&config).rdma_provider(provider).mount().await.expect("mount over RDMA")
     }
 
     async fn stop(mut self) {

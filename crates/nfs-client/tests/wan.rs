@@ -1,4 +1,5 @@
-//! A mount through an emulated long-distance link (`NfsClient::mount_with_link`, `nfsbench run --wan`).
+//! A mount through an emulated long-distance link (`MountConfig::link`, `nfsbench run --wan`): TCP
+//! connections through the link's relays, RDMA queue pairs through the soft provider wrapped.
 
 mod common;
 
@@ -8,12 +9,14 @@ use std::time::{Duration, Instant};
 
 use common::proxy::Proxy;
 use common::{spec, TestServer};
+use mount_options::{LinkSpec, MountConfig, MountSpec};
 use nfs_client::{ClientError, NfsClient};
+use rdma::{BoxFuture, Listener, Provider, QpConfig, QueuePair, RdmaError};
 
 const RTT: Duration = Duration::from_millis(5);
 
-fn link() -> std::sync::Arc<wan::Link> {
-    wan::Link::new(mount_options::LinkSpec::parse("rtt=5ms").expect("spec"))
+fn over_link(spec: MountSpec) -> MountConfig {
+    MountConfig { link: Some(LinkSpec::parse("rtt=5ms").expect("spec")), ..MountConfig::new(spec) }
 }
 
 async fn timed_getattr(client: &NfsClient) -> Duration {
@@ -35,8 +38,8 @@ async fn calls_take_the_links_round_trip_on_every_connection_and_after_a_reconne
     // The proxy sees the real connections' client addresses.
     let proxy = Proxy::start(server.addr).await;
     let options = "nconnect=2,hard,timeo=600";
-    let client =
-        NfsClient::mount_with_link(&spec(proxy.addr.port(), options), None, Some(link())).await.expect("mount");
+    let config = over_link(spec(proxy.addr.port(), options));
+    let client = NfsClient::builder(&config).mount().await.expect("mount");
     for _ in 0..4 {
         let took = timed_getattr(&client).await;
         assert!(took >= RTT && took < RTT * 2, "a GETATTR took {took:?} over a {RTT:?} link");
@@ -59,9 +62,47 @@ async fn calls_take_the_links_round_trip_on_every_connection_and_after_a_reconne
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_link_with_proto_rdma_is_refused_not_ignored() {
-    let spec = spec(9, "proto=rdma");
-    let err = NfsClient::mount_with_link(&spec, None, Some(link())).await.expect_err("refused");
-    assert!(matches!(&err, ClientError::Unsupported(what) if what.contains("--wan")), "{err}");
+#[test]
+fn over_rdma_the_link_rides_in_the_soft_provider() {
+    let config = over_link(spec(9, "proto=rdma"));
+    let soft = std::sync::Arc::new(rdma_soft::SoftProvider::new().expect("soft provider"));
+    let rdma = NfsClient::builder(&config).rdma_provider(soft).rdma().expect("accepted").expect("proto=rdma");
+    let name = rdma.provider.name();
+    assert!(name.starts_with("soft") && name.contains("over an emulated link (rtt=5ms)"), "{name}");
+}
+
+/// A provider standing for a device: it cannot tell the link what the peer's RDMA Reads and Writes moved.
+#[derive(Debug)]
+struct Device;
+
+impl Provider for Device {
+    fn name(&self) -> String {
+        "verbs (mlx5_0)".into()
+    }
+
+    fn connect<'a>(
+        &'a self,
+        _: SocketAddr,
+        _: QpConfig,
+        _: &'a [u8],
+    ) -> BoxFuture<'a, Result<Box<dyn QueuePair>, RdmaError>> {
+        Box::pin(async { Err(RdmaError::Disconnected) })
+    }
+
+    fn listen(&self, _: SocketAddr) -> Result<Box<dyn Listener>, RdmaError> {
+        Err(RdmaError::Disconnected)
+    }
+}
+
+#[tokio::test]
+async fn a_link_over_an_rdma_device_is_refused_not_ignored() {
+    let config = over_link(spec(9, "proto=rdma"));
+    let err =
+        NfsClient::builder(&config).rdma_provider(std::sync::Arc::new(Device)).mount().await.expect_err("refused");
+    assert!(matches!(&err, ClientError::LinkNeedsSoftProvider { provider } if provider == "verbs (mlx5_0)"), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "--wan emulates RDMA over the soft provider only (this is verbs (mlx5_0)): use --rdma-provider soft, or the \
+         real path's own distance"
+    );
 }

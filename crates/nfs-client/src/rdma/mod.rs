@@ -20,6 +20,7 @@
 
 mod connection;
 mod driver;
+mod link;
 mod marshal;
 mod receive;
 mod reply;
@@ -40,6 +41,7 @@ use crate::responsiveness::Responsiveness;
 use crate::retransmit::RetransmitPolicy;
 use crate::slot;
 use connection::{Connection, Shared};
+pub use link::provider_over_link;
 
 /// The Linux client's inline threshold (`RPCRDMA_DEF_INLINE`).
 pub const DEFAULT_INLINE_SIZE: u32 = 4096;

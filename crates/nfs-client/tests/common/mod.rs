@@ -6,5 +6,12 @@ pub mod fake;
 pub mod proxy;
 pub mod rdma_fake;
 
+use mount_options::{MountConfig, MountSpec};
+use nfs_client::{ClientError, NfsClient};
 #[allow(unused_imports)]
 pub use test_support::{spec, spec_for, TestServer};
+
+/// Mounts `spec` with no RDMA provider and no emulated link.
+pub async fn mount(spec: &MountSpec) -> Result<NfsClient, ClientError> {
+    NfsClient::builder(&MountConfig::new(spec.clone())).mount().await
+}

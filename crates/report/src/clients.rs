@@ -1,5 +1,5 @@
 //! Many clients, one report: the results of every MPI rank (`mpirun -np N nfsbench run job.fio`), each
-//! carried to rank 0 with [`crate::wire`], merged into fio's client-mode report (fio `client.c`:
+//! carried to rank 0 with [`crate::job_codec`], merged into fio's client-mode report (fio `client.c`:
 //! `handle_ts`, `json_object_add_client_info`, `handle_text`).
 //!
 //! - [`all_clients`] — the "All clients" result: the k-th reporting unit (after group_reporting) of every
@@ -507,7 +507,7 @@ mod tests {
         let carried: Vec<ClientRun> = clients
             .iter()
             .map(|c| {
-                let jobs = crate::wire::decode_jobs(&crate::wire::encode_jobs(&c.run.jobs)).unwrap();
+                let jobs = crate::job_codec::decode_jobs(&crate::job_codec::encode_jobs(&c.run.jobs)).unwrap();
                 ClientRun { run: RunResult { jobs, ..c.run.clone() }, ..c.clone() }
             })
             .collect();

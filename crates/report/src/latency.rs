@@ -88,7 +88,7 @@ impl LatencyStat {
         if let Some(h) = self.hist.as_mut() {
             // Clamped here rather than by the histogram: its counts array reaches past HIST_MAX_NS (to the
             // end of the top power-of-two bucket), and every bucket must stay at or below HIST_MAX_NS for
-            // the wire form (crate::wire) to be checkable.
+            // the byte form of crate::job_codec to be checkable.
             h.saturating_record_n(ns.min(HIST_MAX_NS), n);
         }
         if self.count == 0 || ns < self.min {
@@ -297,7 +297,7 @@ mod tests {
     #[test]
     fn values_just_above_one_hour_share_the_top_bucket() {
         // The histogram's counts reach past HIST_MAX_NS; samples there still go to HIST_MAX_NS's bucket,
-        // so every bucket value stays at or below it (crate::wire relies on that).
+        // so every bucket value stays at or below it (crate::job_codec relies on that).
         let mut s = LatencyStat::new();
         s.record(HIST_MAX_NS + 100_000_000_000);
         s.record(HIST_MAX_NS);

@@ -15,7 +15,7 @@
 //! - [`to_fio_json`] (json / json+) and [`to_normal_text`] — fio's layouts; the module docs of [`json`]
 //!   list every deliberate difference (HDR bins, version string, extra `nfsbench` keys).
 //! - [`Progress`] — fio's live "Jobs: …" status line.
-//! - [`wire`] — an exact, checked byte form of a run's [`JobResult`]s for carrying them between processes
+//! - [`job_codec`] — an exact, checked byte form of a run's [`JobResult`]s for carrying them between processes
 //!   (MPI ranks); [`clients`] merges the ranks' results into fio's client-mode report ("All clients").
 //!
 //! Options that change the report are read from the job's and the global options, by fio's names:
@@ -24,6 +24,7 @@
 
 pub mod clients;
 pub mod cpu;
+pub mod job_codec;
 pub mod json;
 mod latency;
 mod progress;
@@ -32,7 +33,6 @@ mod recorder;
 mod result;
 mod text;
 pub mod units;
-pub mod wire;
 
 pub use cpu::{CpuSnapshot, CpuUsage};
 pub use json::{to_fio_json, version_string, FIO_COMPAT};

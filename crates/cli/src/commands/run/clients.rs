@@ -73,13 +73,14 @@ impl MpiClients {
         };
         let header = serde_json::to_vec(&header).map_err(|e| format!("encoding this rank's result: {e}"))?;
         let headers = self.mpi.gather(&header).map_err(|e| e.to_string())?;
-        let jobs = self.mpi.gather(&report::wire::encode_jobs(&run.jobs)).map_err(|e| e.to_string())?;
+        let jobs = self.mpi.gather(&report::job_codec::encode_jobs(&run.jobs)).map_err(|e| e.to_string())?;
         let (Some(headers), Some(jobs)) = (headers, jobs) else { return Ok(None) };
         let mut gathered = Gathered { clients: Vec::new(), failures: Vec::new() };
         for (rank, (header, jobs)) in headers.iter().zip(&jobs).enumerate() {
             let header: RankHeader =
                 serde_json::from_slice(header).map_err(|e| format!("the result of rank {rank}: {e}"))?;
-            let jobs = report::wire::decode_jobs(jobs).map_err(|e| format!("the job results of rank {rank}: {e}"))?;
+            let jobs =
+                report::job_codec::decode_jobs(jobs).map_err(|e| format!("the job results of rank {rank}: {e}"))?;
             let who = format!("{} rank {rank}", header.host);
             gathered.failures.extend(header.failures.iter().map(|f| format!("{who}: {f}")));
             gathered.clients.push(ClientRun {

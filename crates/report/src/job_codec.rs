@@ -16,7 +16,7 @@
 //! recorder counts from the moment it was decoded, which only matters for samples recorded afterwards.
 //!
 //! The bytes come from other processes, so [`decode_jobs`] checks everything it builds and answers a
-//! [`WireError`] rather than panicking: another format or version, malformed JSON, unknown or missing
+//! [`DecodeError`] rather than panicking: another format or version, malformed JSON, unknown or missing
 //! fields, trailing bytes, more than [`MAX_JOBS`] jobs, maps and bucket arrays of the wrong length,
 //! inconsistent latency distributions (histogram counts not summing to the sample count, values above
 //! [`HIST_MAX_NS`], min > max, Σx outside count × [min, max]), bandwidth series longer than 10,000,000
@@ -53,7 +53,7 @@ pub const HIST_INPUT_BYTES: usize = 128;
 
 /// Why bytes are not job results.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum WireError {
+pub enum DecodeError {
     /// Not JSON, not the expected shape, truncated, or followed by other bytes.
     #[error("malformed job results: {0}")]
     Malformed(String),
@@ -107,23 +107,23 @@ pub enum InvalidJob {
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct WireJobs {
+struct EncodedJobs {
     format: String,
     version: u64,
-    jobs: Vec<WireJob>,
+    jobs: Vec<EncodedJob>,
 }
 
 /// Only `format` and `version`, read first so that another version is named as such rather than as a
 /// shape mismatch; everything else is skipped without being stored.
 #[derive(Deserialize)]
-struct WireHeader {
+struct EncodedHeader {
     format: String,
     version: u64,
 }
 
 /// Only the number of jobs, read second so that too many are refused before any is built.
 #[derive(Deserialize)]
-struct WireJobCount {
+struct EncodedJobCount {
     jobs: Count,
 }
 
@@ -152,14 +152,14 @@ impl<'de> Deserialize<'de> for Count {
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct WireJob {
+struct EncodedJob {
     name: String,
     groupid: u32,
     jobs: u32,
     error: i32,
     runtime_ns: u128,
-    recorder: WireRecorder,
-    cpu: WireCpu,
+    recorder: EncodedRecorder,
+    cpu: EncodedCpu,
     job_options: Vec<(String, String)>,
     description: Option<String>,
     verify_errors: u64,
@@ -167,10 +167,10 @@ struct WireJob {
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct WireRecorder {
-    read: WireDir,
-    write: WireDir,
-    sync: WireStat,
+struct EncodedRecorder {
+    read: EncodedDir,
+    write: EncodedDir,
+    sync: EncodedStat,
     lat_buckets_ns: Vec<u64>,
     lat_buckets_us: Vec<u64>,
     lat_buckets_ms: Vec<u64>,
@@ -179,25 +179,25 @@ struct WireRecorder {
     complete_map: Vec<u64>,
     first_error: i32,
     total_errors: u64,
-    series: Vec<WireSeries>,
+    series: Vec<EncodedSeries>,
     member_runtime_ms: Option<u64>,
 }
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct WireDir {
+struct EncodedDir {
     bytes: u64,
     ios: u64,
     short: u64,
     dropped: u64,
-    slat: WireStat,
-    clat: WireStat,
-    lat: WireStat,
+    slat: EncodedStat,
+    clat: EncodedStat,
+    lat: EncodedStat,
 }
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct WireStat {
+struct EncodedStat {
     count: u64,
     min: u64,
     max: u64,
@@ -209,7 +209,7 @@ struct WireStat {
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct WireSeries {
+struct EncodedSeries {
     read_bytes: Vec<u64>,
     read_ios: Vec<u64>,
     write_bytes: Vec<u64>,
@@ -220,7 +220,7 @@ struct WireSeries {
 /// CPU figures; the `_bits` fields are `f64::to_bits`, exact where decimal text might not be.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct WireCpu {
+struct EncodedCpu {
     usr_pct_bits: u64,
     sys_pct_bits: u64,
     ctx: u64,
@@ -235,25 +235,25 @@ struct WireCpu {
 // ---------------------------------------------------------------------------------------------------
 // Encoding
 
-fn wire_stat(s: &LatencyStat) -> WireStat {
+fn encoded_stat(s: &LatencyStat) -> EncodedStat {
     let (count, min, max, sum, sum_sq) = s.moments();
-    WireStat { count, min, max, sum, sum_sq, hist: s.buckets() }
+    EncodedStat { count, min, max, sum, sum_sq, hist: s.buckets() }
 }
 
-fn wire_dir(d: &DirStats) -> WireDir {
-    WireDir {
+fn encoded_dir(d: &DirStats) -> EncodedDir {
+    EncodedDir {
         bytes: d.bytes,
         ios: d.ios,
         short: d.short,
         dropped: d.dropped,
-        slat: wire_stat(&d.slat),
-        clat: wire_stat(&d.clat),
-        lat: wire_stat(&d.lat),
+        slat: encoded_stat(&d.slat),
+        clat: encoded_stat(&d.clat),
+        lat: encoded_stat(&d.lat),
     }
 }
 
-fn wire_series(s: &RateSeries) -> WireSeries {
-    WireSeries {
+fn encoded_series(s: &RateSeries) -> EncodedSeries {
+    EncodedSeries {
         read_bytes: s.bytes[0].clone(),
         read_ios: s.ios[0].clone(),
         write_bytes: s.bytes[1].clone(),
@@ -262,11 +262,11 @@ fn wire_series(s: &RateSeries) -> WireSeries {
     }
 }
 
-fn wire_recorder(r: &JobRecorder) -> WireRecorder {
-    WireRecorder {
-        read: wire_dir(&r.dirs[0]),
-        write: wire_dir(&r.dirs[1]),
-        sync: wire_stat(&r.sync),
+fn encoded_recorder(r: &JobRecorder) -> EncodedRecorder {
+    EncodedRecorder {
+        read: encoded_dir(&r.dirs[0]),
+        write: encoded_dir(&r.dirs[1]),
+        sync: encoded_stat(&r.sync),
         lat_buckets_ns: r.lat_buckets.n.to_vec(),
         lat_buckets_us: r.lat_buckets.u.to_vec(),
         lat_buckets_ms: r.lat_buckets.m.to_vec(),
@@ -275,13 +275,13 @@ fn wire_recorder(r: &JobRecorder) -> WireRecorder {
         complete_map: r.complete_map.to_vec(),
         first_error: r.first_error,
         total_errors: r.total_errors,
-        series: r.series.iter().map(wire_series).collect(),
+        series: r.series.iter().map(encoded_series).collect(),
         member_runtime_ms: r.member_runtime_ms,
     }
 }
 
-fn wire_cpu(c: &CpuUsage) -> WireCpu {
-    WireCpu {
+fn encoded_cpu(c: &CpuUsage) -> EncodedCpu {
+    EncodedCpu {
         usr_pct_bits: c.usr_pct.to_bits(),
         sys_pct_bits: c.sys_pct.to_bits(),
         ctx: c.ctx,
@@ -294,15 +294,15 @@ fn wire_cpu(c: &CpuUsage) -> WireCpu {
     }
 }
 
-fn wire_job(j: &JobResult) -> WireJob {
-    WireJob {
+fn encoded_job(j: &JobResult) -> EncodedJob {
+    EncodedJob {
         name: j.name.clone(),
         groupid: j.groupid,
         jobs: j.jobs,
         error: j.error,
         runtime_ns: j.runtime.as_nanos(),
-        recorder: wire_recorder(&j.recorder),
-        cpu: wire_cpu(&j.cpu),
+        recorder: encoded_recorder(&j.recorder),
+        cpu: encoded_cpu(&j.cpu),
         job_options: j.job_options.clone(),
         description: j.description.clone(),
         verify_errors: j.verify_errors,
@@ -312,10 +312,11 @@ fn wire_job(j: &JobResult) -> WireJob {
 /// The byte form of `jobs` (see the module docs). A job that ran longer than u64 nanoseconds (584 years)
 /// encodes, but [`decode_jobs`] refuses it.
 pub fn encode_jobs(jobs: &[JobResult]) -> Vec<u8> {
-    let wire = WireJobs { format: FORMAT.to_string(), version: VERSION, jobs: jobs.iter().map(wire_job).collect() };
+    let encoded =
+        EncodedJobs { format: FORMAT.to_string(), version: VERSION, jobs: jobs.iter().map(encoded_job).collect() };
     // Cannot fail: only strings, integers, options and sequences, no maps with non-string keys. Should it
     // ever, the empty message is refused by the decoder as malformed rather than misread.
-    serde_json::to_vec(&wire).unwrap_or_default()
+    serde_json::to_vec(&encoded).unwrap_or_default()
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -331,12 +332,12 @@ fn array<const N: usize>(v: &[u64], field: &'static str) -> Result<[u64; N], Inv
     <[u64; N]>::try_from(v).map_err(|_| InvalidJob::WrongLength { field, len: v.len(), expected: N })
 }
 
-fn stat(s: &WireStat, field: &str) -> Result<LatencyStat, InvalidJob> {
+fn stat(s: &EncodedStat, field: &str) -> Result<LatencyStat, InvalidJob> {
     LatencyStat::from_parts((s.count, s.min, s.max, s.sum, s.sum_sq), &s.hist)
         .map_err(|source| InvalidJob::Distribution { field: field.to_string(), source })
 }
 
-fn dir(d: &WireDir, name: &str) -> Result<DirStats, InvalidJob> {
+fn dir(d: &EncodedDir, name: &str) -> Result<DirStats, InvalidJob> {
     Ok(DirStats {
         bytes: d.bytes,
         ios: d.ios,
@@ -348,7 +349,7 @@ fn dir(d: &WireDir, name: &str) -> Result<DirStats, InvalidJob> {
     })
 }
 
-fn series(s: WireSeries, k: usize) -> Result<RateSeries, InvalidJob> {
+fn series(s: EncodedSeries, k: usize) -> Result<RateSeries, InvalidJob> {
     for (dir, b, n) in [("read", &s.read_bytes, &s.read_ios), ("write", &s.write_bytes, &s.write_ios)] {
         if b.len() != n.len() {
             return Err(InvalidJob::SeriesLengths { series: k, dir, bytes: b.len(), ios: n.len() });
@@ -361,7 +362,7 @@ fn series(s: WireSeries, k: usize) -> Result<RateSeries, InvalidJob> {
     Ok(RateSeries { bytes: [s.read_bytes, s.write_bytes], ios: [s.read_ios, s.write_ios], end })
 }
 
-fn recorder(r: WireRecorder) -> Result<JobRecorder, InvalidJob> {
+fn recorder(r: EncodedRecorder) -> Result<JobRecorder, InvalidJob> {
     if r.series.is_empty() {
         return Err(InvalidJob::NoSeries);
     }
@@ -383,7 +384,7 @@ fn recorder(r: WireRecorder) -> Result<JobRecorder, InvalidJob> {
     Ok(out)
 }
 
-fn job(j: WireJob) -> Result<JobResult, InvalidJob> {
+fn job(j: EncodedJob) -> Result<JobResult, InvalidJob> {
     let c = &j.cpu;
     let cpu = CpuUsage {
         usr_pct: f64::from_bits(c.usr_pct_bits),
@@ -410,43 +411,44 @@ fn job(j: WireJob) -> Result<JobResult, InvalidJob> {
     })
 }
 
-fn histograms(j: &WireJob) -> usize {
+fn histograms(j: &EncodedJob) -> usize {
     let r = &j.recorder;
     let stats = [&r.read.slat, &r.read.clat, &r.read.lat, &r.write.slat, &r.write.clat, &r.write.lat, &r.sync];
     stats.iter().filter(|s| s.count > 0 || !s.hist.is_empty()).count()
 }
 
 /// At most one non-empty distribution per [`HIST_INPUT_BYTES`] of input.
-fn histogram_budget(histograms: usize, bytes: usize) -> Result<(), WireError> {
+fn histogram_budget(histograms: usize, bytes: usize) -> Result<(), DecodeError> {
     if histograms.saturating_mul(HIST_INPUT_BYTES) > bytes {
-        return Err(WireError::TooManyHistograms { histograms, bytes });
+        return Err(DecodeError::TooManyHistograms { histograms, bytes });
     }
     Ok(())
 }
 
-fn malformed(e: serde_json::Error) -> WireError {
-    WireError::Malformed(e.to_string())
+fn malformed(e: serde_json::Error) -> DecodeError {
+    DecodeError::Malformed(e.to_string())
 }
 
 /// The job results encoded by [`encode_jobs`], checked (see the module docs for what is refused).
-pub fn decode_jobs(bytes: &[u8]) -> Result<Vec<JobResult>, WireError> {
-    let header: WireHeader = serde_json::from_slice(bytes).map_err(malformed)?;
+pub fn decode_jobs(bytes: &[u8]) -> Result<Vec<JobResult>, DecodeError> {
+    let header: EncodedHeader = serde_json::from_slice(bytes).map_err(malformed)?;
     if header.format != FORMAT {
-        return Err(WireError::Format(header.format));
+        return Err(DecodeError::Format(header.format));
     }
     if header.version != VERSION {
-        return Err(WireError::Version(header.version));
+        return Err(DecodeError::Version(header.version));
     }
-    let count: WireJobCount = serde_json::from_slice(bytes).map_err(malformed)?;
+    let count: EncodedJobCount = serde_json::from_slice(bytes).map_err(malformed)?;
     if count.jobs.0 > MAX_JOBS {
-        return Err(WireError::TooManyJobs(count.jobs.0));
+        return Err(DecodeError::TooManyJobs(count.jobs.0));
     }
-    let wire: WireJobs = serde_json::from_slice(bytes).map_err(malformed)?;
-    histogram_budget(wire.jobs.iter().map(histograms).sum(), bytes.len())?;
-    wire.jobs
+    let encoded: EncodedJobs = serde_json::from_slice(bytes).map_err(malformed)?;
+    histogram_budget(encoded.jobs.iter().map(histograms).sum(), bytes.len())?;
+    encoded
+        .jobs
         .into_iter()
         .enumerate()
-        .map(|(index, j)| job(j).map_err(|what| WireError::Invalid { index, what }))
+        .map(|(index, j)| job(j).map_err(|what| DecodeError::Invalid { index, what }))
         .collect()
 }
 
@@ -622,7 +624,7 @@ mod tests {
         serde_json::from_slice(&encode_jobs(&[sample_job("small", r, 0)])).unwrap()
     }
 
-    fn decode_value(v: &Value) -> Result<Vec<JobResult>, WireError> {
+    fn decode_value(v: &Value) -> Result<Vec<JobResult>, DecodeError> {
         decode_jobs(&serde_json::to_vec(v).unwrap())
     }
 
@@ -632,7 +634,7 @@ mod tests {
 
     fn invalid_bytes(bytes: &[u8], needle: &str) {
         match decode_jobs(bytes) {
-            Err(e @ WireError::Invalid { .. }) => assert!(e.to_string().contains(needle), "{e} lacks {needle:?}"),
+            Err(e @ DecodeError::Invalid { .. }) => assert!(e.to_string().contains(needle), "{e} lacks {needle:?}"),
             Err(e) => panic!("expected an Invalid error with {needle:?}, got {e}"),
             Ok(jobs) => panic!("expected an Invalid error with {needle:?}, got {} jobs", jobs.len()),
         }
@@ -656,14 +658,14 @@ mod tests {
     fn other_format_and_versions_are_rejected() {
         let mut v = small();
         v["version"] = 2.into();
-        assert_eq!(decode_value(&v).unwrap_err(), WireError::Version(2));
+        assert_eq!(decode_value(&v).unwrap_err(), DecodeError::Version(2));
         v["version"] = 0.into();
-        assert_eq!(decode_value(&v).unwrap_err(), WireError::Version(0));
+        assert_eq!(decode_value(&v).unwrap_err(), DecodeError::Version(0));
         let mut v = small();
         v["format"] = "fio".into();
-        assert_eq!(decode_value(&v).unwrap_err(), WireError::Format("fio".into()));
-        assert!(matches!(decode_jobs(b"[1,2]"), Err(WireError::Malformed(_))));
-        assert!(matches!(decode_jobs(b""), Err(WireError::Malformed(_))));
+        assert_eq!(decode_value(&v).unwrap_err(), DecodeError::Format("fio".into()));
+        assert!(matches!(decode_jobs(b"[1,2]"), Err(DecodeError::Malformed(_))));
+        assert!(matches!(decode_jobs(b""), Err(DecodeError::Malformed(_))));
     }
 
     #[test]
@@ -739,10 +741,10 @@ mod tests {
     fn too_many_jobs_are_rejected_before_any_is_parsed() {
         let jobs = vec!["{}"; MAX_JOBS + 1].join(",");
         let text = format!(r#"{{"format":"nfsbench-job-results","version":1,"jobs":[{jobs}]}}"#);
-        assert_eq!(decode_jobs(text.as_bytes()).unwrap_err(), WireError::TooManyJobs(MAX_JOBS + 1));
+        assert_eq!(decode_jobs(text.as_bytes()).unwrap_err(), DecodeError::TooManyJobs(MAX_JOBS + 1));
         let jobs = vec!["{}"; MAX_JOBS].join(",");
         let text = format!(r#"{{"format":"nfsbench-job-results","version":1,"jobs":[{jobs}]}}"#);
-        assert!(matches!(decode_jobs(text.as_bytes()), Err(WireError::Malformed(_))));
+        assert!(matches!(decode_jobs(text.as_bytes()), Err(DecodeError::Malformed(_))));
     }
 
     #[test]
@@ -769,14 +771,14 @@ mod tests {
         for tail in [&b"x"[..], b"{}", b"\0", b",", b"]"] {
             let mut b = bytes.clone();
             b.extend_from_slice(tail);
-            assert!(matches!(decode_jobs(&b), Err(WireError::Malformed(_))), "{tail:?}");
+            assert!(matches!(decode_jobs(&b), Err(DecodeError::Malformed(_))), "{tail:?}");
         }
         let mut v = small();
         v["jobs"][0]["recorder"]["extra"] = 1.into();
-        assert!(matches!(decode_value(&v), Err(WireError::Malformed(_))));
+        assert!(matches!(decode_value(&v), Err(DecodeError::Malformed(_))));
         let mut v = small();
         v["jobs"][0]["cpu"].as_object_mut().unwrap().shift_remove("ctx");
-        assert!(matches!(decode_value(&v), Err(WireError::Malformed(_))));
+        assert!(matches!(decode_value(&v), Err(DecodeError::Malformed(_))));
         let bytes = edited(&small(), r#""runtime_ns":2000000123"#, r#""runtime_ns":18446744073709551616"#);
         invalid_bytes(&bytes, "runtime of 18446744073709551616 ns");
     }
@@ -821,7 +823,7 @@ mod tests {
         assert_eq!(histogram_budget(7, 7 * HIST_INPUT_BYTES), Ok(()));
         assert_eq!(
             histogram_budget(7, 7 * HIST_INPUT_BYTES - 1),
-            Err(WireError::TooManyHistograms { histograms: 7, bytes: 7 * HIST_INPUT_BYTES - 1 })
+            Err(DecodeError::TooManyHistograms { histograms: 7, bytes: 7 * HIST_INPUT_BYTES - 1 })
         );
     }
 
@@ -861,7 +863,7 @@ mod tests {
             assert!(bytes.len() < histograms * HIST_INPUT_BYTES);
             assert_eq!(
                 decode_jobs(&bytes).unwrap_err(),
-                WireError::TooManyHistograms { histograms, bytes: bytes.len() }
+                DecodeError::TooManyHistograms { histograms, bytes: bytes.len() }
             );
         }
     }

@@ -10,6 +10,7 @@ use std::io;
 use super::spec::MAX_TIMEOUT;
 use super::{MAX_IO_SIZE, MIN_IO_SIZE, RECORD_HEADROOM};
 
+/// Why a flag, the configuration file or its limits are refused; the Display is the one-line message.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeConfigError {
     // Sizes ("512MiB") and timeouts.

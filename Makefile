@@ -5,7 +5,7 @@ SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 FUZZ_SECONDS ?= 10
 
-.PHONY: run test deps deps-test build lint unit hostile soak fuzz-smoke interop bench
+.PHONY: run test deps deps-test build lint unit flake-check hostile soak fuzz-smoke interop bench
 
 # The main job: `nfsbench compare` with its default plan — the embedded RAM server on loopback, TCP,
 # TCP nconnect=4, RDMA and RDMA over 2 queue pairs × the studies' four workloads × 3 repetitions (the soft
@@ -36,6 +36,11 @@ lint:
 
 unit:
 	cargo test --workspace --locked
+
+# Flaky-test hunt (not part of `make test`): the unit suite ROUNDS times while a CPU hog loads every core.
+ROUNDS ?= 3
+flake-check:
+	scripts/flake-check.sh $(ROUNDS)
 
 # The hostile-client suite: `nfsbench serve` under each attack of crates/hostile with a good client
 # beside it (release build: it judges the good client's IOPS and p99 against its undisturbed figures).

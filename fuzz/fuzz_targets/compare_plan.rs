@@ -23,8 +23,8 @@ fuzz_target!(|data: &[u8]| {
                     let _ = plan.sweep_workloads(s);
                 }
             }
-            Err(e) => assert!(!e.is_empty()),
+            Err(e) => assert!(!e.to_string().is_empty()),
         },
-        Err(e) => assert!(!e.is_empty()),
+        Err(e) => assert!(!e.to_string().is_empty()),
     }
 });

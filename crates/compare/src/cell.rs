@@ -3,12 +3,50 @@
 //! with `clients` runs as `mpirun -np CLIENTS nfsbench run ...`, whose JSON is fio's client mode: the
 //! figures are those of "All clients".
 
-use crate::measure::{from_fio_json, RepMeasure};
+use crate::measure::{from_fio_json, FioJsonError, RepMeasure};
 use crate::plan::{Case, Workload};
 use mount_options::LinkSpec;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::Duration;
+
+/// Why a repetition (or the files' lay-out) gave no figures; each message names the file or the command.
+#[derive(Debug, thiserror::Error)]
+pub enum CellError {
+    #[error("creating {}: {source}", .path.display())]
+    CreateLog {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("starting {}: {source}", .exe.display())]
+    Spawn {
+        exe: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// `args`: `nfsbench run`'s arguments; `last`: the last line it wrote to stderr.
+    #[error("nfsbench {} exited with {status}: {last}", .args.join(" "))]
+    Exit { args: Vec<String>, status: ExitStatus, last: String },
+    #[error("reading {}: {source}", .path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: not JSON: {source}", .path.display())]
+    NotJson {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("{}: {source}", .path.display())]
+    Figures {
+        path: PathBuf,
+        #[source]
+        source: FioJsonError,
+    },
+}
 
 /// Where and how the client runs.
 #[derive(Clone, Debug)]
@@ -67,19 +105,20 @@ impl ClientSetup {
         ramp: Duration,
         link: Option<&LinkSpec>,
         json: &Path,
-    ) -> Result<RepMeasure, String> {
+    ) -> Result<RepMeasure, CellError> {
         let args = self.run_args(case, &workload.fio_args(runtime, ramp), link, json);
         self.run_client(&args, json, workload.clients)?;
-        let text = std::fs::read_to_string(json).map_err(|e| format!("reading {}: {e}", json.display()))?;
+        let path = || json.to_path_buf();
+        let text = std::fs::read_to_string(json).map_err(|source| CellError::Read { path: path(), source })?;
         let doc: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", json.display()))?;
-        from_fio_json(&doc, self.cpus).map_err(|e| format!("{}: {e}", json.display()))
+            serde_json::from_str(&text).map_err(|source| CellError::NotJson { path: path(), source })?;
+        from_fio_json(&doc, self.cpus).map_err(|source| CellError::Figures { path: path(), source })
     }
 
     /// Write `workload`'s files once, unmeasured (sequential 1 MiB writes of each job's whole file over
     /// `case`), so that no measured run pays for the server allocating them.
     /// With `clients`, every client lays out its own files (as many as the most any cell runs).
-    pub fn lay_out(&self, case: &Case, workload: &Workload, numjobs: u32, json: &Path) -> Result<(), String> {
+    pub fn lay_out(&self, case: &Case, workload: &Workload, numjobs: u32, json: &Path) -> Result<(), CellError> {
         let fio = vec![
             format!("--name={}", workload.job_name),
             "--rw=write".into(),
@@ -93,9 +132,10 @@ impl ClientSetup {
         self.run_client(&self.run_args(case, &fio, None, json), json, workload.clients)
     }
 
-    fn run_client(&self, args: &[String], json: &Path, clients: Option<u32>) -> Result<(), String> {
+    fn run_client(&self, args: &[String], json: &Path, clients: Option<u32>) -> Result<(), CellError> {
         let err_path = json.with_extension("err");
-        let err = std::fs::File::create(&err_path).map_err(|e| format!("creating {}: {e}", err_path.display()))?;
+        let err = std::fs::File::create(&err_path)
+            .map_err(|source| CellError::CreateLog { path: err_path.clone(), source })?;
         let mut command = match clients {
             Some(n) => {
                 let mut mpirun = Command::new("mpirun");
@@ -116,13 +156,13 @@ impl ClientSetup {
             .stdout(Stdio::null())
             .stderr(err)
             .status()
-            .map_err(|e| format!("starting {}: {e}", self.exe.display()))?;
+            .map_err(|source| CellError::Spawn { exe: self.exe.clone(), source })?;
         if status.success() {
             return Ok(());
         }
         let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
         let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no message");
-        Err(format!("nfsbench {} exited with {status}: {last}", args.join(" ")))
+        Err(CellError::Exit { args: args.to_vec(), status, last: last.to_string() })
     }
 }
 

@@ -6,7 +6,7 @@
 use std::io::Read;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// How to start the server.
@@ -24,6 +24,37 @@ pub struct EmbeddedConfig {
     pub rdma_inline: Option<u32>,
     /// Where its ready file and log go.
     pub dir: PathBuf,
+}
+
+/// Why the embedded server did not come up; the last lines of its log are in the message.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("finding a free port: {0}")]
+    FreePort(#[source] std::io::Error),
+    #[error("creating {}: {source}", .path.display())]
+    CreateLog {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: {source}", .path.display())]
+    ShareLog {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("starting {} serve: {source}", .exe.display())]
+    Spawn {
+        exe: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("server ready file: '{0}' is not an address")]
+    ReadyLine(String),
+    #[error("the embedded server exited ({status}): {log_tail}")]
+    Exited { status: ExitStatus, log_tail: String },
+    #[error("the embedded server did not start within 20 s: {log_tail}")]
+    NotReady { log_tail: String },
 }
 
 /// A running server; stopped (SIGTERM, then SIGKILL after 5 s) when dropped.
@@ -44,7 +75,7 @@ pub struct EmbeddedServer {
 
 impl EmbeddedServer {
     /// Start and wait (up to 20 s) until it accepts connections.
-    pub fn start(config: &EmbeddedConfig) -> Result<EmbeddedServer, String> {
+    pub fn start(config: &EmbeddedConfig) -> Result<EmbeddedServer, ServerError> {
         let nfs_port = free_port()?;
         let rdma_port = config.rdma_provider.as_ref().map(|_| free_port()).transpose()?;
         let ready = config.dir.join("server.ready");
@@ -69,14 +100,15 @@ impl EmbeddedServer {
             }
         }
         cmd.arg("--baseline-listen").arg("127.0.0.1:0").arg("--ready-file").arg(&ready);
-        let log_file = std::fs::File::create(&log).map_err(|e| format!("creating {}: {e}", log.display()))?;
-        let err_file = log_file.try_clone().map_err(|e| format!("{}: {e}", log.display()))?;
+        let log_file =
+            std::fs::File::create(&log).map_err(|source| ServerError::CreateLog { path: log.clone(), source })?;
+        let err_file = log_file.try_clone().map_err(|source| ServerError::ShareLog { path: log.clone(), source })?;
         let child = cmd
             .stdin(Stdio::null())
             .stdout(log_file)
             .stderr(err_file)
             .spawn()
-            .map_err(|e| format!("starting {} serve: {e}", config.exe.display()))?;
+            .map_err(|source| ServerError::Spawn { exe: config.exe.clone(), source })?;
         let mut server = EmbeddedServer {
             child,
             addrs: config.addrs.clone(),
@@ -99,7 +131,7 @@ impl EmbeddedServer {
 
     /// Wait for the ready file: the NFS addresses, the RDMA ones, then the baseline responders; returns
     /// the baseline lines.
-    fn wait_ready(&mut self, ready: &Path, addrs: usize, rdma: bool) -> Result<Vec<SocketAddr>, String> {
+    fn wait_ready(&mut self, ready: &Path, addrs: usize, rdma: bool) -> Result<Vec<SocketAddr>, ServerError> {
         let expected = addrs * if rdma { 2 } else { 1 } + if rdma { 2 } else { 1 };
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
@@ -108,15 +140,15 @@ impl EmbeddedServer {
                 if lines.len() >= expected {
                     return lines[expected - if rdma { 2 } else { 1 }..expected]
                         .iter()
-                        .map(|l| l.trim().parse().map_err(|_| format!("server ready file: '{l}' is not an address")))
+                        .map(|l| l.trim().parse().map_err(|_| ServerError::ReadyLine(l.to_string())))
                         .collect();
                 }
             }
             if let Ok(Some(status)) = self.child.try_wait() {
-                return Err(format!("the embedded server exited ({status}): {}", self.log_tail()));
+                return Err(ServerError::Exited { status, log_tail: self.log_tail() });
             }
             if Instant::now() > deadline {
-                return Err(format!("the embedded server did not start within 20 s: {}", self.log_tail()));
+                return Err(ServerError::NotReady { log_tail: self.log_tail() });
             }
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -155,7 +187,7 @@ impl Drop for EmbeddedServer {
 }
 
 /// A port free on 127.0.0.1 now (the server binds it on every loopback address it serves).
-fn free_port() -> Result<u16, String> {
-    let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(|e| format!("finding a free port: {e}"))?;
-    l.local_addr().map(|a| a.port()).map_err(|e| format!("finding a free port: {e}"))
+fn free_port() -> Result<u16, ServerError> {
+    let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(ServerError::FreePort)?;
+    l.local_addr().map(|a| a.port()).map_err(ServerError::FreePort)
 }

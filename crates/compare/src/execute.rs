@@ -3,16 +3,16 @@
 //! every case back to back (the cases' order reversed every other repetition), so paired runs share the
 //! machine's state — and the sweeps last.
 
-use crate::cell::ClientSetup;
+use crate::cell::{CellError, ClientSetup};
 use crate::cpu_sampler::{CpuSampler, CLK_TCK};
-use crate::embedded::{EmbeddedConfig, EmbeddedServer};
+use crate::embedded::{EmbeddedConfig, EmbeddedServer, ServerError};
 use crate::plan::{Case, Plan, Workload};
 use crate::progress::PlanProgress;
 use crate::results::Report;
 use crate::summarize::{headline, summarize, Context, Outcome};
 use crate::validate::Unsupported;
-use crate::wire_baselines::{self, Responders};
-use mount_options::MountSpec;
+use crate::wire_baselines::{self, BaselineError, Responders};
+use mount_options::{MountSpec, OptionsError};
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::PathBuf;
@@ -45,6 +45,46 @@ pub struct Finished {
     pub outcomes: Vec<Outcome>,
 }
 
+/// Why a comparison stopped: each message names the cell, the file or the case.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("creating {}: {source}", .path.display())]
+    CreateDir {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Server(#[from] ServerError),
+    /// A case's mount options, read to find the loopback addresses the embedded server must serve.
+    #[error("case '{case}': {source}")]
+    Options {
+        case: String,
+        #[source]
+        source: OptionsError,
+    },
+    #[error(
+        "case '{case}': remoteports address {addr} is not a loopback address; the embedded server listens on \
+         loopback only (give --target to measure a server on other addresses)"
+    )]
+    NotLoopback { case: String, addr: IpAddr },
+    #[error("laying out {job}'s files: {source}")]
+    LayOut {
+        job: String,
+        #[source]
+        source: CellError,
+    },
+    #[error(transparent)]
+    Baselines(#[from] BaselineError),
+    /// A measured repetition failed; `server_log`: the embedded server's last lines, when it ran.
+    #[error("{source}{}", .server_log.as_ref().map(|l| format!(" (server log: {l})")).unwrap_or_default())]
+    Cell {
+        #[source]
+        source: CellError,
+        server_log: Option<String>,
+    },
+}
+
 /// One run of one cell, in plan order.
 struct Step<'a> {
     case: &'a Case,
@@ -53,11 +93,11 @@ struct Step<'a> {
 }
 
 /// Run `plan`; `unsupported` is what validation found (those cases are skipped).
-pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<Finished, String> {
+pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<Finished, RunError> {
     let started = crate::machine::utc_now();
     let clock = Instant::now();
     let cells_dir = setup.out_dir.join("cells");
-    std::fs::create_dir_all(&cells_dir).map_err(|e| format!("creating {}: {e}", cells_dir.display()))?;
+    std::fs::create_dir_all(&cells_dir).map_err(|source| RunError::CreateDir { path: cells_dir.clone(), source })?;
     remove_earlier_cells(&cells_dir);
     let runnable: Vec<&Case> =
         plan.cases.iter().zip(unsupported).filter(|(_, u)| u.is_none()).map(|(c, _)| c).collect();
@@ -87,7 +127,9 @@ pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<
     for ((job, mpi), (w, numjobs)) in files_to_lay_out(plan) {
         progress.start(&format!("laying out {job}'s files"));
         let json = setup.out_dir.join(format!("layout-{job}{}.json", if mpi { "-clients" } else { "" }));
-        client.lay_out(base_case, &w, numjobs, &json).map_err(|e| format!("laying out {job}'s files: {e}"))?;
+        client
+            .lay_out(base_case, &w, numjobs, &json)
+            .map_err(|source| RunError::LayOut { job: job.clone(), source })?;
     }
 
     let mut notes = Vec::new();
@@ -123,7 +165,7 @@ pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<
         let json = setup.out_dir.join(&file);
         let measure = client
             .run_cell(step.case, &step.workload, plan.runtime, plan.ramp, plan.link_for(&step.workload).as_ref(), &json)
-            .map_err(|e| with_server_log(e, server.as_ref()))?;
+            .map_err(|source| RunError::Cell { source, server_log: server.as_ref().map(EmbeddedServer::log_tail) })?;
         let server_cpu_s = sampler.as_ref().and_then(|s| {
             let end = measure.end_ms as f64;
             s.cpu_between(end - measure.runtime_s * 1e3, end)
@@ -214,7 +256,7 @@ fn wire_duration(plan: &Plan) -> Duration {
 
 /// The server's configuration: every loopback address the cases name, room for every file plus 1 GiB,
 /// RDMA with the largest credits and inline threshold any case asks for.
-fn embedded_config(plan: &Plan, cases: &[&Case], setup: &Setup, rdma: bool) -> Result<EmbeddedConfig, String> {
+fn embedded_config(plan: &Plan, cases: &[&Case], setup: &Setup, rdma: bool) -> Result<EmbeddedConfig, RunError> {
     let addrs = loopback_addrs(cases)?;
     let files: u64 =
         files_to_lay_out(plan).values().map(|(w, n)| w.size * u64::from(*n) * u64::from(w.clients.unwrap_or(1))).sum();
@@ -231,18 +273,14 @@ fn embedded_config(plan: &Plan, cases: &[&Case], setup: &Setup, rdma: bool) -> R
 
 /// 127.0.0.1 and every address of the cases' remoteports, which must be loopback addresses: the
 /// embedded server listens on them and on nothing else.
-fn loopback_addrs(cases: &[&Case]) -> Result<Vec<IpAddr>, String> {
+fn loopback_addrs(cases: &[&Case]) -> Result<Vec<IpAddr>, RunError> {
     let mut addrs = vec![IpAddr::V4(Ipv4Addr::LOCALHOST)];
     for case in cases {
         let spec = MountSpec::parse("127.0.0.1:/export", Some(&case.mount_options()))
-            .map_err(|e| format!("case '{}': {e}", case.name))?;
+            .map_err(|source| RunError::Options { case: case.name.clone(), source })?;
         for a in spec.remoteports {
             if !a.is_loopback() {
-                return Err(format!(
-                    "case '{}': remoteports address {a} is not a loopback address; the embedded server listens on \
-                     loopback only (give --target to measure a server on other addresses)",
-                    case.name
-                ));
+                return Err(RunError::NotLoopback { case: case.name.clone(), addr: a });
             }
             if !addrs.contains(&a) {
                 addrs.push(a);
@@ -260,12 +298,5 @@ fn remove_earlier_cells(dir: &std::path::Path) {
         if path.extension().is_some_and(|x| x == "json" || x == "err") {
             let _ = std::fs::remove_file(path);
         }
-    }
-}
-
-fn with_server_log(e: String, server: Option<&EmbeddedServer>) -> String {
-    match server {
-        Some(s) => format!("{e} (server log: {})", s.log_tail()),
-        None => e,
     }
 }

@@ -28,18 +28,29 @@ pub struct RepMeasure {
     pub transport: String,
 }
 
+/// A fio JSON document without the figures of a finished run.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum FioJsonError {
+    #[error("no jobs in the result")]
+    NoJobs,
+    /// fio's `error` of a job (an errno), with the job's name as the JSON holds it (boxed: a JSON value
+    /// is large).
+    #[error("job {job} failed with error {error}")]
+    JobFailed { job: Box<Value>, error: i64 },
+}
+
 /// Read a json+ document; `cpus` is this host's CPU count (the host figures are shares of all CPUs). In
 /// fio's client mode (`mpirun -np N nfsbench run`) the figures are those of the "All clients" rows.
-pub fn from_fio_json(doc: &Value, cpus: usize) -> Result<RepMeasure, String> {
+pub fn from_fio_json(doc: &Value, cpus: usize) -> Result<RepMeasure, FioJsonError> {
     let all_clients: Vec<Value>;
     let jobs = match doc["client_stats"].as_array() {
         Some(rows) => {
             all_clients = rows.iter().filter(|r| r["jobname"] == "All clients").cloned().collect();
             &all_clients
         }
-        None => doc["jobs"].as_array().ok_or("no jobs in the result")?,
+        None => doc["jobs"].as_array().ok_or(FioJsonError::NoJobs)?,
     };
-    let jobs = Some(jobs).filter(|j| !j.is_empty()).ok_or("no jobs in the result")?;
+    let jobs = Some(jobs).filter(|j| !j.is_empty()).ok_or(FioJsonError::NoJobs)?;
     let mut m = RepMeasure {
         runtime_s: doc["nfsbench"]["runtime_ms"].as_f64().unwrap_or(0.0) / 1e3,
         end_ms: doc["timestamp_ms"].as_u64().unwrap_or(0),
@@ -49,8 +60,9 @@ pub fn from_fio_json(doc: &Value, cpus: usize) -> Result<RepMeasure, String> {
     let mut clat_weighted = 0.0;
     let mut host_busy_pct = 0.0;
     for job in jobs {
-        if job["error"].as_i64().unwrap_or(0) != 0 {
-            return Err(format!("job {} failed with error {}", job["jobname"], job["error"]));
+        let error = job["error"].as_i64().unwrap_or(0);
+        if error != 0 {
+            return Err(FioJsonError::JobFailed { job: Box::new(job["jobname"].clone()), error });
         }
         for dir in ["read", "write"] {
             let d = &job[dir];
@@ -137,7 +149,9 @@ mod tests {
     fn a_failed_job_or_an_empty_document_is_an_error() {
         assert!(from_fio_json(&json!({"jobs": []}), 1).is_err());
         let failed = json!({"jobs": [{"jobname": "x", "error": 5}]});
-        assert!(from_fio_json(&failed, 1).unwrap_err().contains("error 5"));
+        let e = from_fio_json(&failed, 1).unwrap_err();
+        assert_eq!(e, FioJsonError::JobFailed { job: Box::new(json!("x")), error: 5 });
+        assert_eq!(e.to_string(), "job \"x\" failed with error 5");
         assert!(percentiles_us(&BTreeMap::new(), &[50.0]).is_empty());
     }
 }

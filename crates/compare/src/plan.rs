@@ -283,7 +283,7 @@ impl SweepParameter {
 
     /// One value as written in a plan or on the command line: a count, a size ("64k"), or for rtt a
     /// time ("20ms") or a distance ("8600mi", "100km", at 5 µs/km each way), kept in µs.
-    pub fn parse_value(self, text: &str) -> Result<u64, String> {
+    pub fn parse_value(self, text: &str) -> Result<u64, SweepValueError> {
         let text = text.trim();
         match self {
             SweepParameter::Rtt if text == "0" => Ok(0),
@@ -292,15 +292,22 @@ impl SweepParameter {
                     Ok(rtt) => rtt,
                     Err(_) => mount_options::link::parse_distance_km(text)
                         .map(mount_options::link::rtt_of_distance_km)
-                        .map_err(|_| {
-                            format!("'{text}' is neither a round trip (20ms) nor a distance (8600mi, 100km)")
-                        })?,
+                        .map_err(|_| SweepValueError::NotRoundTrip { text: text.to_string() })?,
                 };
                 Ok(rtt.as_micros() as u64)
             }
-            _ => crate::size::parse_size(text).ok_or_else(|| format!("'{text}' is not a number or size")),
+            _ => crate::size::parse_size(text).ok_or_else(|| SweepValueError::NotCount { text: text.to_string() }),
         }
     }
+}
+
+/// A sweep value (or a workload's `rtt`) that does not read as its parameter's kind of value.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SweepValueError {
+    #[error("'{text}' is neither a round trip (20ms) nor a distance (8600mi, 100km)")]
+    NotRoundTrip { text: String },
+    #[error("'{text}' is not a number or size")]
+    NotCount { text: String },
 }
 
 impl Plan {

@@ -37,7 +37,7 @@
 //! cases = ["tcp", "rdma"]  # default: every case
 //! ```
 
-use crate::plan::{metric_for, Case, Plan, SweepParameter, SweepSpec, Workload};
+use crate::plan::{metric_for, Case, Plan, SweepParameter, SweepSpec, SweepValueError, Workload};
 use crate::results::Metric;
 use crate::size::parse_size;
 use serde::Deserialize;
@@ -79,10 +79,11 @@ impl Scalar {
         }
     }
 
-    fn size(&self, what: &str) -> Result<u64, String> {
+    fn size(&self, what: &str) -> Result<u64, PlanFileError> {
         match self {
             Scalar::Int(i) => Ok(*i),
-            _ => parse_size(&self.text()).ok_or_else(|| format!("{what} '{}' is not a size", self.text())),
+            _ => parse_size(&self.text())
+                .ok_or_else(|| PlanFileError::NotSize { what: what.to_string(), text: self.text() }),
         }
     }
 }
@@ -143,9 +144,39 @@ impl Defaults {
     }
 }
 
+/// Why a plan file cannot be used; each message names the key, case, workload or sweep.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanFileError {
+    /// Not TOML, or a key the plan file does not know (toml's message, which names it, on one line).
+    #[error("{}", .0.to_string().trim_end().replace('\n', " "))]
+    Toml(#[source] toml::de::Error),
+    /// `what` names the owner and the key: "case 'rdma': rsize".
+    #[error("{what} '{text}' is not a size")]
+    NotSize { what: String, text: String },
+    #[error("{key} '{text}' is not a duration (2s, 500ms)")]
+    NotDuration { key: &'static str, text: String },
+    #[error("wan: {0}")]
+    Wan(#[source] mount_options::LinkSpecError),
+    #[error("workload '{workload}': rtt {source}")]
+    WorkloadRtt {
+        workload: String,
+        #[source]
+        source: SweepValueError,
+    },
+    #[error("sweep parameter '{0}' is not iodepth, numjobs, bs, clients or rtt")]
+    SweepParameter(String),
+    #[error("sweep of {parameter} on '{workload}': {source}")]
+    SweepValue {
+        parameter: String,
+        workload: String,
+        #[source]
+        source: SweepValueError,
+    },
+}
+
 /// Parse a plan file. Cases or workloads it leaves out are the defaults'.
-pub fn parse(text: &str, defaults: Defaults) -> Result<Plan, String> {
-    let file: PlanFile = toml::from_str(text).map_err(|e| e.to_string().trim_end().replace('\n', " "))?;
+pub fn parse(text: &str, defaults: Defaults) -> Result<Plan, PlanFileError> {
+    let file: PlanFile = toml::from_str(text).map_err(PlanFileError::Toml)?;
     let mut plan = Plan::default_for(defaults);
     if let Some(t) = file.title {
         plan.title = t;
@@ -154,16 +185,18 @@ pub fn parse(text: &str, defaults: Defaults) -> Result<Plan, String> {
         plan.reps = r;
     }
     if let Some(r) = &file.runtime {
-        plan.runtime = parse_duration(r).ok_or_else(|| format!("runtime '{r}' is not a duration (2s, 500ms)"))?;
+        plan.runtime =
+            parse_duration(r).ok_or_else(|| PlanFileError::NotDuration { key: "runtime", text: r.clone() })?;
     }
     if let Some(r) = &file.ramp_time {
-        plan.ramp = parse_duration(r).ok_or_else(|| format!("ramp_time '{r}' is not a duration (2s, 500ms)"))?;
+        plan.ramp =
+            parse_duration(r).ok_or_else(|| PlanFileError::NotDuration { key: "ramp_time", text: r.clone() })?;
     }
     if let Some(w) = file.wire {
         plan.wire = w;
     }
     if let Some(w) = &file.wan {
-        plan.wan = Some(mount_options::LinkSpec::parse(w).map_err(|e| format!("wan: {e}"))?);
+        plan.wan = Some(mount_options::LinkSpec::parse(w).map_err(PlanFileError::Wan)?);
     }
     if !file.case.is_empty() {
         plan.cases = file.case.into_iter().map(case_from_file).collect::<Result<_, _>>()?;
@@ -180,7 +213,7 @@ pub fn parse(text: &str, defaults: Defaults) -> Result<Plan, String> {
     Ok(plan)
 }
 
-fn case_from_file(c: CaseFile) -> Result<Case, String> {
+fn case_from_file(c: CaseFile) -> Result<Case, PlanFileError> {
     let mut case = Case::from_options(&c.name, "");
     if let Some(v) = c.vers {
         case.vers = v.text();
@@ -199,7 +232,7 @@ fn case_from_file(c: CaseFile) -> Result<Case, String> {
     Ok(case)
 }
 
-fn workload_from_file(w: WorkloadFile, defaults: Defaults) -> Result<Workload, String> {
+fn workload_from_file(w: WorkloadFile, defaults: Defaults) -> Result<Workload, PlanFileError> {
     let what = |k: &str| format!("workload '{}': {k}", w.name);
     let bs = w.bs.size(&what("bs"))?;
     let size = w.size.as_ref().map(|s| s.size(&what("size"))).transpose()?.unwrap_or(defaults.size);
@@ -209,23 +242,29 @@ fn workload_from_file(w: WorkloadFile, defaults: Defaults) -> Result<Workload, S
     workload.end_fsync = w.end_fsync.unwrap_or(false);
     workload.clients = w.clients;
     workload.rtt = match &w.rtt {
-        Some(r) => {
-            Some(Duration::from_micros(SweepParameter::Rtt.parse_value(r).map_err(|e| what(&format!("rtt {e}")))?))
-        }
+        Some(r) => Some(Duration::from_micros(
+            SweepParameter::Rtt
+                .parse_value(r)
+                .map_err(|source| PlanFileError::WorkloadRtt { workload: w.name.clone(), source })?,
+        )),
         None => None,
     };
     workload.fio = w.fio.iter().map(|(k, v)| (k.clone(), v.text())).collect();
     Ok(workload)
 }
 
-fn sweep_from_file(s: SweepFile) -> Result<SweepSpec, String> {
-    let parameter = SweepParameter::parse(&s.parameter)
-        .ok_or_else(|| format!("sweep parameter '{}' is not iodepth, numjobs, bs, clients or rtt", s.parameter))?;
+fn sweep_from_file(s: SweepFile) -> Result<SweepSpec, PlanFileError> {
+    let parameter =
+        SweepParameter::parse(&s.parameter).ok_or_else(|| PlanFileError::SweepParameter(s.parameter.clone()))?;
     let values = s
         .values
         .iter()
         .map(|v| {
-            parameter.parse_value(&v.text()).map_err(|e| format!("sweep of {} on '{}': {e}", s.parameter, s.workload))
+            parameter.parse_value(&v.text()).map_err(|source| PlanFileError::SweepValue {
+                parameter: s.parameter.clone(),
+                workload: s.workload.clone(),
+                source,
+            })
         })
         .collect::<Result<_, _>>()?;
     Ok(SweepSpec { parameter, values, workload: s.workload, cases: s.cases })

@@ -10,56 +10,94 @@ use std::collections::HashSet;
 /// Per case (in plan order), why it cannot run, or `None`.
 pub type Unsupported = Vec<Option<String>>;
 
+/// Why a plan cannot run: bad usage, each message naming the case, workload, sweep or key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    #[error("reps = {0} is not 1..=100")]
+    Reps(u32),
+    #[error("runtime must be more than 0")]
+    ZeroRuntime,
+    #[error("a plan needs at least one case and one workload")]
+    Empty,
+    /// `kind`: "case" or "workload".
+    #[error("{kind} name '{name}' must be letters, digits, '.', '_' or '-'")]
+    BadName { kind: &'static str, name: String },
+    #[error("{kind} name '{name}' is used twice")]
+    NameTwice { kind: &'static str, name: String },
+    #[error("case '{case}': rdma_credits and rdma_inline apply to proto=rdma only")]
+    RdmaOnly { case: String },
+    #[error("case '{case}': rdma_credits = {credits} is not 1..=1024")]
+    RdmaCredits { case: String, credits: u32 },
+    #[error("case '{case}': rdma_inline = {inline} is not 1KiB..=64KiB")]
+    RdmaInline { case: String, inline: u32 },
+    /// The case's mount options as the client reads them.
+    #[error("case '{case}': {source}")]
+    Options {
+        case: String,
+        #[source]
+        source: OptionsError,
+    },
+    #[error("baseline '{0}' is not one of the plan's cases")]
+    UnknownBaseline(String),
+    #[error("baseline '{baseline}' cannot run: {reason}")]
+    BaselineUnsupported { baseline: String, reason: String },
+    #[error("workload '{workload}': rw '{rw}' is not read, write, randread, randwrite, rw or randrw")]
+    Rw { workload: String, rw: String },
+    /// `what`: the key ("iodepth") or "sweep value of iodepth".
+    #[error("workload '{workload}': {what} = {value} is not {lo}..={hi}")]
+    OutOfRange { workload: String, what: String, value: u64, lo: u64, hi: u64 },
+    #[error("sweep of {parameter}: workload '{workload}' is not in the plan")]
+    SweepWorkload { parameter: &'static str, workload: String },
+    #[error("sweep of {parameter} on '{workload}' has no values")]
+    SweepEmpty { parameter: &'static str, workload: String },
+    #[error("sweep of {parameter} on '{workload}': case '{case}' is not in the plan")]
+    SweepCase { parameter: &'static str, workload: String, case: String },
+}
+
 /// Validate `plan` against `target` (HOST:/EXPORT); an error is bad usage and names what is wrong.
-pub fn validate(plan: &Plan, target: &str) -> Result<Unsupported, String> {
+pub fn validate(plan: &Plan, target: &str) -> Result<Unsupported, PlanError> {
     if !(1..=100).contains(&plan.reps) {
-        return Err(format!("reps = {} is not 1..=100", plan.reps));
+        return Err(PlanError::Reps(plan.reps));
     }
     if plan.runtime.is_zero() {
-        return Err("runtime must be more than 0".into());
+        return Err(PlanError::ZeroRuntime);
     }
     if plan.cases.is_empty() || plan.workloads.is_empty() {
-        return Err("a plan needs at least one case and one workload".into());
+        return Err(PlanError::Empty);
     }
     unique_names("case", plan.cases.iter().map(|c| c.name.as_str()))?;
     unique_names("workload", plan.workloads.iter().map(|w| w.name.as_str()))?;
     let mut unsupported = Vec::new();
     for case in &plan.cases {
         if !case.is_rdma() && (case.rdma_credits.is_some() || case.rdma_inline.is_some()) {
-            return Err(format!("case '{}': rdma_credits and rdma_inline apply to proto=rdma only", case.name));
+            return Err(PlanError::RdmaOnly { case: case.name.clone() });
         }
         if let Some(c) = case.rdma_credits.filter(|c| !(1..=1024).contains(c)) {
-            return Err(format!("case '{}': rdma_credits = {c} is not 1..=1024", case.name));
+            return Err(PlanError::RdmaCredits { case: case.name.clone(), credits: c });
         }
         if let Some(i) = case.rdma_inline.filter(|i| !(1024..=65536).contains(i)) {
-            return Err(format!("case '{}': rdma_inline = {i} is not 1KiB..=64KiB", case.name));
+            return Err(PlanError::RdmaInline { case: case.name.clone(), inline: i });
         }
         match MountSpec::parse(target, Some(&case.mount_options())) {
             Ok(_) => unsupported.push(None),
             Err(OptionsError::Unsupported { option, reason, .. }) => {
                 unsupported.push(Some(format!("not supported yet: {option} ({reason})")));
             }
-            Err(e) => return Err(format!("case '{}': {e}", case.name)),
+            Err(source) => return Err(PlanError::Options { case: case.name.clone(), source }),
         }
     }
     let baseline = plan.cases.iter().position(|c| c.name == plan.baseline);
     match baseline {
-        None => return Err(format!("baseline '{}' is not one of the plan's cases", plan.baseline)),
-        Some(i) if unsupported[i].is_some() => {
-            return Err(format!(
-                "baseline '{}' cannot run: {}",
-                plan.baseline,
-                unsupported[i].as_deref().unwrap_or("")
-            ));
+        None => return Err(PlanError::UnknownBaseline(plan.baseline.clone())),
+        Some(i) => {
+            if let Some(reason) = &unsupported[i] {
+                return Err(PlanError::BaselineUnsupported { baseline: plan.baseline.clone(), reason: reason.clone() });
+            }
         }
-        Some(_) => {}
     }
     for w in &plan.workloads {
         if !matches!(w.rw.as_str(), "read" | "write" | "randread" | "randwrite" | "rw" | "readwrite" | "randrw") {
-            return Err(format!(
-                "workload '{}': rw '{}' is not read, write, randread, randwrite, rw or randrw",
-                w.name, w.rw
-            ));
+            return Err(PlanError::Rw { workload: w.name.clone(), rw: w.rw.clone() });
         }
         check_range(&w.name, "bs", w.bs, 512, 64 << 20)?;
         check_range(&w.name, "iodepth", w.iodepth.into(), 1, 4096)?;
@@ -74,14 +112,18 @@ pub fn validate(plan: &Plan, target: &str) -> Result<Unsupported, String> {
     }
     for s in &plan.sweeps {
         let Some(w) = plan.workloads.iter().find(|w| w.name == s.workload) else {
-            return Err(format!("sweep of {}: workload '{}' is not in the plan", s.parameter.name(), s.workload));
+            return Err(PlanError::SweepWorkload { parameter: s.parameter.name(), workload: s.workload.clone() });
         };
         if s.values.is_empty() {
-            return Err(format!("sweep of {} on '{}' has no values", s.parameter.name(), s.workload));
+            return Err(PlanError::SweepEmpty { parameter: s.parameter.name(), workload: s.workload.clone() });
         }
         for c in &s.cases {
             if !plan.cases.iter().any(|k| &k.name == c) {
-                return Err(format!("sweep of {} on '{}': case '{c}' is not in the plan", s.parameter.name(), w.name));
+                return Err(PlanError::SweepCase {
+                    parameter: s.parameter.name(),
+                    workload: w.name.clone(),
+                    case: c.clone(),
+                });
             }
         }
         for &v in &s.values {
@@ -99,23 +141,23 @@ pub fn validate(plan: &Plan, target: &str) -> Result<Unsupported, String> {
     Ok(unsupported)
 }
 
-fn check_range(name: &str, what: &str, v: u64, lo: u64, hi: u64) -> Result<(), String> {
-    if (lo..=hi).contains(&v) {
+fn check_range(name: &str, what: &str, value: u64, lo: u64, hi: u64) -> Result<(), PlanError> {
+    if (lo..=hi).contains(&value) {
         Ok(())
     } else {
-        Err(format!("workload '{name}': {what} = {v} is not {lo}..={hi}"))
+        Err(PlanError::OutOfRange { workload: name.to_string(), what: what.to_string(), value, lo, hi })
     }
 }
 
 /// Names become file names (cells/CASE--WORKLOAD--REP.json): letters, digits, '.', '_', '-'.
-fn unique_names<'a>(kind: &str, names: impl Iterator<Item = &'a str>) -> Result<(), String> {
+fn unique_names<'a>(kind: &'static str, names: impl Iterator<Item = &'a str>) -> Result<(), PlanError> {
     let mut seen = HashSet::new();
     for name in names {
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)) {
-            return Err(format!("{kind} name '{name}' must be letters, digits, '.', '_' or '-'"));
+            return Err(PlanError::BadName { kind, name: name.to_string() });
         }
         if !seen.insert(name) {
-            return Err(format!("{kind} name '{name}' is used twice"));
+            return Err(PlanError::NameTwice { kind, name: name.to_string() });
         }
     }
     Ok(())

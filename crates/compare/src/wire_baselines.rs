@@ -17,6 +17,22 @@ pub struct Responders {
     pub rdma: Option<SocketAddr>,
 }
 
+/// A baseline that could not be measured.
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    #[error("starting the wire-baseline runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    /// `what`: "TCP wire baseline", "TCP ping-pong", "RDMA wire baseline" or "RDMA ping-pong".
+    #[error("{what} against {addr}: {source}")]
+    Measure {
+        what: &'static str,
+        addr: SocketAddr,
+        /// Boxed: an RDMA error is large, and this one travels up through every caller.
+        #[source]
+        source: Box<wire_baseline::WireError>,
+    },
+}
+
 /// Ping-pong message size: a small RPC's worth.
 const PING_BYTES: u32 = 64;
 
@@ -26,12 +42,9 @@ pub fn measure(
     cases: &[&Case],
     provider: Option<Arc<dyn rdma::Provider>>,
     duration: Duration,
-) -> Result<Vec<WireBaseline>, String> {
+) -> Result<Vec<WireBaseline>, BaselineError> {
     let kinds: BTreeSet<(bool, u32)> = cases.iter().map(|c| (c.is_rdma(), c.nconnect.max(1))).collect();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("starting the wire-baseline runtime: {e}"))?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(BaselineError::Runtime)?;
     runtime.block_on(async {
         let mut out = Vec::new();
         for (rdma, connections) in kinds {
@@ -41,10 +54,10 @@ pub fn measure(
                 };
                 let stream = wire_baseline::rdma_write_bandwidth(provider, addr, connections, duration)
                     .await
-                    .map_err(|e| format!("RDMA wire baseline against {addr}: {e}"))?;
+                    .map_err(failed("RDMA wire baseline", addr))?;
                 let ping = wire_baseline::rdma_ping_pong(provider, addr, PING_BYTES, duration / 2)
                     .await
-                    .map_err(|e| format!("RDMA ping-pong against {addr}: {e}"))?;
+                    .map_err(failed("RDMA ping-pong", addr))?;
                 WireBaseline {
                     proto: "rdma".into(),
                     connections,
@@ -60,10 +73,10 @@ pub fn measure(
                 let addr = responders.tcp;
                 let stream = wire_baseline::tcp_stream(addr, connections, duration)
                     .await
-                    .map_err(|e| format!("TCP wire baseline against {addr}: {e}"))?;
+                    .map_err(failed("TCP wire baseline", addr))?;
                 let ping = wire_baseline::tcp_ping_pong(addr, PING_BYTES, duration / 2)
                     .await
-                    .map_err(|e| format!("TCP ping-pong against {addr}: {e}"))?;
+                    .map_err(failed("TCP ping-pong", addr))?;
                 WireBaseline {
                     proto: "tcp".into(),
                     connections,
@@ -76,6 +89,10 @@ pub fn measure(
         }
         Ok(out)
     })
+}
+
+fn failed(what: &'static str, addr: SocketAddr) -> impl Fn(wire_baseline::WireError) -> BaselineError {
+    move |source| BaselineError::Measure { what, addr, source: Box::new(source) }
 }
 
 fn plural(n: u32) -> &'static str {

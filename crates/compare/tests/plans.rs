@@ -43,21 +43,60 @@ fn the_scaling_plan_sweeps_three_parameters() {
 #[test]
 fn unknown_keys_and_bad_values_are_refused_by_name() {
     let typo = "reps = 3\n[[case]]\nname = \"a\"\nprot = \"tcp\"\n";
-    assert!(parse(typo, DEFAULTS).unwrap_err().contains("prot"));
+    assert!(parse(typo, DEFAULTS).unwrap_err().to_string().contains("prot"));
     let bad_size = "[[workload]]\nname = \"w\"\nrw = \"read\"\nbs = \"1x\"\n";
-    assert!(parse(bad_size, DEFAULTS).unwrap_err().contains("bs '1x'"));
+    assert!(parse(bad_size, DEFAULTS).unwrap_err().to_string().contains("bs '1x'"));
     let mut plan = Plan::default_for(DEFAULTS);
     plan.baseline = "nope".into();
-    assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().contains("baseline 'nope'"));
+    assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().to_string().contains("baseline 'nope'"));
     let mut plan = Plan::default_for(DEFAULTS);
     plan.cases[1].options = Some("bogus=1".into());
-    assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().contains("bogus"));
+    assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().to_string().contains("bogus"));
     let mut plan = Plan::default_for(DEFAULTS);
     plan.cases[1].name = "tcp".into();
-    assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().contains("used twice"));
+    assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().to_string().contains("used twice"));
     let mut plan = Plan::default_for(DEFAULTS);
     plan.cases[0].rdma_credits = Some(32);
-    assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().contains("proto=rdma only"));
+    assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().to_string().contains("proto=rdma only"));
+}
+
+#[test]
+fn errors_name_the_key_and_the_owner_in_full_sentences() {
+    let cases = [
+        ("reps = 0\n", "reps = 0 is not 1..=100"),
+        ("runtime = \"2x\"\n", "runtime '2x' is not a duration (2s, 500ms)"),
+        ("[[case]]\nname = \"a\"\nrsize = \"big\"\n", "case 'a': rsize 'big' is not a size"),
+        (
+            "[[workload]]\nname = \"w\"\nrw = \"read\"\nbs = \"1m\"\nrtt = \"far\"\n",
+            "workload 'w': rtt 'far' is neither a round trip (20ms) nor a distance (8600mi, 100km)",
+        ),
+        (
+            "[[sweep]]\nparameter = \"depth\"\nvalues = [1]\nworkload = \"w\"\n",
+            "sweep parameter 'depth' is not iodepth, numjobs, bs, clients or rtt",
+        ),
+        (
+            "[[sweep]]\nparameter = \"iodepth\"\nvalues = [\"x\"]\nworkload = \"w\"\n",
+            "sweep of iodepth on 'w': 'x' is not a number or size",
+        ),
+        (
+            "[[workload]]\nname = \"w\"\nrw = \"seek\"\nbs = \"1m\"\n",
+            "workload 'w': rw 'seek' is not read, write, randread, randwrite, rw or randrw",
+        ),
+        ("[[workload]]\nname = \"w\"\nrw = \"read\"\nbs = 100\n", "workload 'w': bs = 100 is not 512..=67108864"),
+        (
+            "[[sweep]]\nparameter = \"iodepth\"\nvalues = [1]\nworkload = \"w\"\n",
+            "sweep of iodepth: workload 'w' is not in the plan",
+        ),
+    ];
+    for (text, message) in cases {
+        let error = match parse(text, DEFAULTS) {
+            Ok(plan) => validate(&plan, "127.0.0.1:/export").expect_err(text).to_string(),
+            Err(e) => e.to_string(),
+        };
+        assert_eq!(error, message, "{text}");
+    }
+    let toml = parse("reps = [\n", DEFAULTS).expect_err("not TOML").to_string();
+    assert!(!toml.contains('\n') && toml.contains("line 1"), "one line, placed: {toml}");
 }
 
 #[test]
@@ -86,7 +125,7 @@ fn the_clients_plan_sweeps_client_processes_under_mpirun() {
     assert_eq!(points[2].description(), "1MiB sequential read, iodepth 8, 1 job, 4 clients");
     let zero = "[[workload]]\nname = \"w\"\nrw = \"read\"\nbs = \"1m\"\nclients = 0\n";
     let plan = parse(zero, DEFAULTS).expect("parses");
-    assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().contains("clients = 0"));
+    assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().to_string().contains("clients = 0"));
 }
 
 #[test]
@@ -112,6 +151,7 @@ fn the_distance_plan_sweeps_the_round_trip_over_an_emulated_link() {
     for bad in ["[[sweep]]\nparameter = \"rtt\"\nvalues = [\"20\"]\nworkload = \"seq-read-1m\"\n", "wan = \"rtt=1\"\n"]
     {
         let e = parse(bad, DEFAULTS).map(|p| validate(&p, "127.0.0.1:/export")).expect_err(bad);
+        let e = e.to_string();
         assert!(e.contains("rtt") || e.contains("20"), "{bad}: {e}");
     }
 }

@@ -7,10 +7,12 @@
 //! 2 bad usage or a bad plan (the message names the key or case).
 
 use super::provider::open_provider;
+use anyhow::{anyhow, bail};
 use compare::plan::{Case, Plan, SweepParameter, SweepSpec};
 use compare::plan_file::{self, Defaults};
 use compare::size::parse_size;
 use rdma::ProviderChoice;
+use std::fmt::Display;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -90,11 +92,11 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let (plan, unsupported) = match build_plan(args, cpus) {
         Ok(p) => p,
-        Err(message) => return Ok(usage(&message)),
+        Err(e) => return Ok(usage(&e)),
     };
     let wire_peer = match args.wire_peer.as_deref().map(parse_wire_peer).transpose() {
         Ok(p) => p,
-        Err(message) => return Ok(usage(&message)),
+        Err(e) => return Ok(usage(&e)),
     };
     let runnable_rdma = plan.cases.iter().zip(&unsupported).any(|(c, u)| u.is_none() && c.is_rdma());
     let choice = match (args.rdma_provider, &args.target) {
@@ -140,23 +142,24 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         }
     };
-    let html = compare::output::write_all(&out_dir, &finished).map_err(|e| anyhow::anyhow!(e))?;
+    let html = compare::output::write_all(&out_dir, &finished).map_err(|e| anyhow::anyhow!("{e}"))?;
     print!("{}", compare::render::terminal::to_terminal(&finished.report));
     println!("\nreport: {}", html.display());
     println!("also: {0}/results.md, {0}/results.csv, {0}/reps.csv, {0}/cells/*.json", out_dir.display());
     Ok(ExitCode::SUCCESS)
 }
 
-/// The plan from the file or the defaults, with the command line's overrides, validated.
-fn build_plan(args: &CompareArgs, cpus: usize) -> Result<(Plan, compare::validate::Unsupported), String> {
+/// The plan from the file or the defaults, with the command line's overrides, validated; an error is bad
+/// usage, its message (without its sources: they are in it) names the flag, file, key or case.
+fn build_plan(args: &CompareArgs, cpus: usize) -> anyhow::Result<(Plan, compare::validate::Unsupported)> {
     let mut defaults = Defaults::for_machine(cpus, args.quick);
     if let Some(s) = &args.size {
-        defaults.size = parse_size(s).ok_or_else(|| format!("--size '{s}' is not a size"))?;
+        defaults.size = parse_size(s).ok_or_else(|| anyhow!("--size '{s}' is not a size"))?;
     }
     let mut plan = match &args.plan {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
-            plan_file::parse(&text, defaults).map_err(|e| format!("{}: {e}", path.display()))?
+            let text = std::fs::read_to_string(path).map_err(|e| anyhow!("reading {}: {e}", path.display()))?;
+            plan_file::parse(&text, defaults).map_err(|e| anyhow!("{}: {e}", path.display()))?
         }
         None => Plan::default_for(defaults),
     };
@@ -167,20 +170,20 @@ fn build_plan(args: &CompareArgs, cpus: usize) -> Result<(Plan, compare::validat
         plan.reps = r;
     }
     if let Some(r) = &args.runtime {
-        plan.runtime = plan_file::parse_duration(r).ok_or_else(|| format!("--runtime '{r}' is not a duration"))?;
+        plan.runtime = plan_file::parse_duration(r).ok_or_else(|| anyhow!("--runtime '{r}' is not a duration"))?;
     }
     if let Some(r) = &args.ramp_time {
-        plan.ramp = plan_file::parse_duration(r).ok_or_else(|| format!("--ramp-time '{r}' is not a duration"))?;
+        plan.ramp = plan_file::parse_duration(r).ok_or_else(|| anyhow!("--ramp-time '{r}' is not a duration"))?;
     }
     if !args.cases.is_empty() {
         plan.cases = args
             .cases
             .iter()
             .map(|c| {
-                let (name, options) = c.split_once('=').ok_or_else(|| format!("--case '{c}' is not NAME=OPTIONS"))?;
+                let (name, options) = c.split_once('=').ok_or_else(|| anyhow!("--case '{c}' is not NAME=OPTIONS"))?;
                 Ok(Case::from_options(name, options))
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<anyhow::Result<_>>()?;
         if !plan.cases.iter().any(|c| c.name == plan.baseline) {
             plan.baseline = plan.cases[0].name.clone();
         }
@@ -202,7 +205,7 @@ fn build_plan(args: &CompareArgs, cpus: usize) -> Result<(Plan, compare::validat
         plan.wire = false;
     }
     if let Some(w) = &args.wan {
-        plan.wan = Some(mount_options::LinkSpec::parse(w).map_err(|e| e.to_string())?);
+        plan.wan = Some(mount_options::LinkSpec::parse(w)?);
     }
     if let Some(n) = args.clients {
         plan.workloads.iter_mut().for_each(|w| w.clients = Some(n));
@@ -213,56 +216,56 @@ fn build_plan(args: &CompareArgs, cpus: usize) -> Result<(Plan, compare::validat
     let target = args.target.as_deref().unwrap_or("127.0.0.1:/export");
     let unsupported = compare::validate::validate(&plan, target)?;
     if plan.uses_mpi() && !compare::cell::mpirun_available() {
-        return Err("clients needs Open MPI's mpirun, which is not installed (Debian: openmpi-bin)".into());
+        bail!("clients needs Open MPI's mpirun, which is not installed (Debian: openmpi-bin)");
     }
     if let Some(hostfile) = &args.hostfile {
         if !plan.uses_mpi() {
-            return Err("--hostfile places client processes, but no workload has clients (--clients N)".into());
+            bail!("--hostfile places client processes, but no workload has clients (--clients N)");
         }
-        std::fs::metadata(hostfile).map_err(|e| format!("--hostfile {}: {e}", hostfile.display()))?;
+        std::fs::metadata(hostfile).map_err(|e| anyhow!("--hostfile {}: {e}", hostfile.display()))?;
     }
     Ok((plan, unsupported))
 }
 
 /// Keep the items named in `list`, in the list's order.
-fn select<T: Clone>(items: &[T], list: &str, kind: &str, name: impl Fn(&T) -> &String) -> Result<Vec<T>, String> {
+fn select<T: Clone>(items: &[T], list: &str, kind: &str, name: impl Fn(&T) -> &String) -> anyhow::Result<Vec<T>> {
     list.split(',')
         .map(str::trim)
         .filter(|n| !n.is_empty())
         .map(|n| {
             items.iter().find(|i| name(i) == n).cloned().ok_or_else(|| {
                 let known: Vec<&str> = items.iter().map(|i| name(i).as_str()).collect();
-                format!("no {kind} '{n}' in the plan (it has: {})", known.join(", "))
+                anyhow!("no {kind} '{n}' in the plan (it has: {})", known.join(", "))
             })
         })
         .collect()
 }
 
 /// `WORKLOAD:PARAM=V1,V2,...`.
-fn parse_sweep(text: &str) -> Result<SweepSpec, String> {
+fn parse_sweep(text: &str) -> anyhow::Result<SweepSpec> {
     let bad =
-        || format!("--sweep '{text}' is not WORKLOAD:PARAM=V1,V2,... (PARAM iodepth, numjobs, bs, clients or rtt)");
+        || anyhow!("--sweep '{text}' is not WORKLOAD:PARAM=V1,V2,... (PARAM iodepth, numjobs, bs, clients or rtt)");
     let (workload, rest) = text.split_once(':').ok_or_else(bad)?;
     let (param, values) = rest.split_once('=').ok_or_else(bad)?;
     let parameter = SweepParameter::parse(param).ok_or_else(bad)?;
     let values = values
         .split(',')
-        .map(|v| parameter.parse_value(v).map_err(|e| format!("--sweep '{text}': {e}")))
+        .map(|v| parameter.parse_value(v).map_err(|e| anyhow!("--sweep '{text}': {e}")))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(SweepSpec { parameter, values, workload: workload.to_string(), cases: Vec::new() })
 }
 
-fn parse_wire_peer(text: &str) -> Result<compare::wire_baselines::Responders, String> {
+fn parse_wire_peer(text: &str) -> anyhow::Result<compare::wire_baselines::Responders> {
     let mut parts = text.split(',');
-    let addr = |p: Option<&str>| -> Result<Option<std::net::SocketAddr>, String> {
-        p.map(|a| a.trim().parse().map_err(|_| format!("--wire-peer: '{a}' is not ADDR:PORT"))).transpose()
+    let addr = |p: Option<&str>| -> anyhow::Result<Option<std::net::SocketAddr>> {
+        p.map(|a| a.trim().parse().map_err(|_| anyhow!("--wire-peer: '{a}' is not ADDR:PORT"))).transpose()
     };
-    let tcp = addr(parts.next())?.ok_or("--wire-peer needs TCP_ADDR:PORT")?;
+    let tcp = addr(parts.next())?.ok_or_else(|| anyhow!("--wire-peer needs TCP_ADDR:PORT"))?;
     let rdma = addr(parts.next())?;
     Ok(compare::wire_baselines::Responders { tcp, rdma })
 }
 
-fn usage(message: &str) -> ExitCode {
+fn usage(message: &dyn Display) -> ExitCode {
     eprintln!("nfsbench compare: {message}");
     ExitCode::from(2)
 }

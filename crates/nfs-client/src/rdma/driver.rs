@@ -117,7 +117,7 @@ async fn serve(conn: &Connection, qp: &dyn QueuePair, generation: u64, shutdown:
             polled = next_completions(qp, &mut batch) => match polled {
                 Ok(()) => {
                     if let Err(why) = conn.on_completions(&mut batch, qp) {
-                        return End::Lost(why);
+                        return End::Lost(why.to_string());
                     }
                 }
                 Err(e) => return End::Lost(e.to_string()),

@@ -75,17 +75,23 @@ pub(crate) fn call_ids(inline: &[u8]) -> Option<(u32, u32, u32)> {
     Some((word(12)?, word(16)?, word(20)?))
 }
 
+/// A call whose reply would need a chunk larger than any responder accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("a reply of up to {len} bytes needs a chunk larger than {MAX_REPLY_CHUNK} bytes")]
+pub(crate) struct ChunkTooLarge {
+    pub(crate) len: u64,
+}
+
 /// Decides how `call` goes out and how its reply comes back under the connection's inline `limits`.
-/// Fails (with a detail for `InvalidArgument`) when the reply would need a chunk larger than any
-/// responder accepts.
-pub(crate) fn layout(call: &RpcCall, limits: InlineThresholds) -> Result<Layout, String> {
+/// Fails when the reply would need a chunk larger than any responder accepts.
+pub(crate) fn layout(call: &RpcCall, limits: InlineThresholds) -> Result<Layout, ChunkTooLarge> {
     let reply = reply_room(call, limits.recv)?;
     Ok(Layout { send: send_plan(call, reply, limits.send), reply })
 }
 
 /// RFC 8267 §3 via `nfs3_reply_plan`, with the Linux client's Reply chunk for READLINK: only READ data
 /// is placed apart from the reply record ([`crate::RpcReply::payload`]).
-fn reply_room(call: &RpcCall, recv: u32) -> Result<ReplyRoom, String> {
+fn reply_room(call: &RpcCall, recv: u32) -> Result<ReplyRoom, ChunkTooLarge> {
     let (prog, vers, proc) = call_ids(&call.inline).unwrap_or((0, 0, 0));
     let count = match proc {
         nfs3_proc::READ => Some(call.reply_payload),
@@ -112,10 +118,10 @@ fn reply_room(call: &RpcCall, recv: u32) -> Result<ReplyRoom, String> {
     Ok(room)
 }
 
-fn chunk_len(len: u64) -> Result<u32, String> {
+fn chunk_len(len: u64) -> Result<u32, ChunkTooLarge> {
     match u32::try_from(len) {
         Ok(len) if len <= MAX_REPLY_CHUNK => Ok(len),
-        _ => Err(format!("a reply of up to {len} bytes needs a chunk larger than {MAX_REPLY_CHUNK} bytes")),
+        _ => Err(ChunkTooLarge { len }),
     }
 }
 

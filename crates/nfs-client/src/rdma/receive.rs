@@ -6,16 +6,25 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use rdma::{Completion, CompletionKind, QueuePair};
+use rdma::{Completion, CompletionKind, QueuePair, RdmaError, WcError, WrId};
 
 use super::connection::{finish, Call, Connection};
 use super::reply::{self, Received};
 use crate::error::ClientError;
 
+/// Why a queue pair is broken.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Broken {
+    #[error("work request {wr_id:#x} failed: {error}")]
+    WorkRequest { wr_id: WrId, error: WcError },
+    #[error("posting receives failed: {0}")]
+    PostingReceives(RdmaError),
+}
+
 impl Connection {
     /// Handles a batch of completions of `qp`: credits, replies, reposted receives, then more calls.
     /// An error completion means the queue pair is broken: `Err` with the reason.
-    pub(crate) fn on_completions(&self, batch: &mut Vec<Completion>, qp: &dyn QueuePair) -> Result<(), String> {
+    pub(crate) fn on_completions(&self, batch: &mut Vec<Completion>, qp: &dyn QueuePair) -> Result<(), Broken> {
         let (mut done, mut failed, mut unknown, mut broken) = (Vec::new(), Vec::new(), 0u64, None);
         {
             let mut st = self.lock();
@@ -43,7 +52,7 @@ impl Connection {
                     }
                     Ok(CompletionKind::Read | CompletionKind::Write) => {}
                     Err(e) => {
-                        broken.get_or_insert_with(|| format!("work request {:#x} failed: {e}", completion.wr_id));
+                        broken.get_or_insert(Broken::WorkRequest { wr_id: completion.wr_id, error: e });
                     }
                 }
             }
@@ -51,7 +60,7 @@ impl Connection {
             // Each message used up a receive: post it again before a new call can be answered into it.
             if broken.is_none() && received > 0 {
                 if let Err(e) = qp.post_recvs(received) {
-                    broken = Some(format!("posting receives failed: {e}"));
+                    broken = Some(Broken::PostingReceives(e));
                 }
             }
             if broken.is_none() {

@@ -55,7 +55,7 @@ pub(crate) fn assemble(proc: &'static str, received: Received, offered: Offered)
             let returned = chunks.reply.as_ref().ok_or_else(|| bad("RDMA_NOMSG reply without a Reply chunk".into()))?;
             let buffer =
                 offered.reply.as_ref().ok_or_else(|| bad("RDMA_NOMSG reply to a call with no Reply chunk".into()))?;
-            let record = returned_bytes("Reply", returned, buffer).map_err(bad)?;
+            let record = returned_bytes("Reply", returned, buffer).map_err(|e| ClientError::protocol(proc, e))?;
             (chunks, record)
         }
     };
@@ -66,7 +66,9 @@ pub(crate) fn assemble(proc: &'static str, received: Received, offered: Offered)
     // then holds the data item's length word but not its bytes.
     let payload = match (chunks.writes.first(), &offered.write) {
         (None, _) => None,
-        (Some(returned), Some(buffer)) => Some(returned_bytes("Write", returned, buffer).map_err(bad)?),
+        (Some(returned), Some(buffer)) => {
+            Some(returned_bytes("Write", returned, buffer).map_err(|e| ClientError::protocol(proc, e))?)
+        }
         (Some(_), None) => return Err(bad("Write chunk returned for a call that offered none".into())),
     };
     Ok(RpcReply { record, payload })
@@ -74,15 +76,24 @@ pub(crate) fn assemble(proc: &'static str, received: Received, offered: Offered)
 
 /// The part of a chunk's buffer the responder filled: the returned segment lengths, added up. We offer
 /// one segment per chunk, so more segments, or more bytes than offered, are a broken reply.
-fn returned_bytes(kind: &str, returned: &WriteChunk, buffer: &Bytes) -> Result<Bytes, String> {
+fn returned_bytes(kind: &'static str, returned: &WriteChunk, buffer: &Bytes) -> Result<Bytes, ReturnedChunkError> {
     if returned.segments.len() > 1 {
-        return Err(format!("{kind} chunk returned with {} segments; one was offered", returned.segments.len()));
+        return Err(ReturnedChunkError::Segments { kind, segments: returned.segments.len() });
     }
     let len = returned.byte_len();
     match usize::try_from(len) {
         Ok(len) if len <= buffer.len() => Ok(buffer.slice(..len)),
-        _ => Err(format!("{kind} chunk returned with {len} bytes; {} were offered", buffer.len())),
+        _ => Err(ReturnedChunkError::Length { kind, len, offered: buffer.len() }),
     }
+}
+
+/// A chunk the responder returned that does not fit the one the call offered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum ReturnedChunkError {
+    #[error("{kind} chunk returned with {segments} segments; one was offered")]
+    Segments { kind: &'static str, segments: usize },
+    #[error("{kind} chunk returned with {len} bytes; {offered} were offered")]
+    Length { kind: &'static str, len: u64, offered: usize },
 }
 
 /// For the fuzzer: a received message decoded and put back together against a call that offered a Write
@@ -93,13 +104,13 @@ pub fn reassemble_reply_for_fuzzing(
     message: &[u8],
     write_len: Option<usize>,
     reply_len: Option<usize>,
-) -> Result<(usize, usize), String> {
-    let received = parse(&Bytes::copy_from_slice(message)).map_err(|e| e.to_string())?;
+) -> Result<(usize, usize), ClientError> {
+    let received = parse(&Bytes::copy_from_slice(message)).map_err(|e| ClientError::protocol("FUZZ", e))?;
     let offered = Offered {
         write: write_len.map(|n| Bytes::from(vec![0u8; n])),
         reply: reply_len.map(|n| Bytes::from(vec![0u8; n])),
     };
-    let reply = assemble("FUZZ", received, offered).map_err(|e| e.to_string())?;
+    let reply = assemble("FUZZ", received, offered)?;
     Ok((reply.record.len(), reply.payload.map_or(0, |p| p.len())))
 }
 

@@ -43,18 +43,23 @@ impl Regions {
     }
 
     /// Invalidates every region and gives the reply buffers back.
-    pub(crate) fn into_offered(self) -> Result<Offered, String> {
+    pub(crate) fn into_offered(self) -> Result<Offered, BufferHeld> {
         self.invalidate();
         Ok(Offered { write: give_back(self.write)?, reply: give_back(self.reply)? })
     }
 }
 
-fn give_back(region: Option<MemoryRegion>) -> Result<Option<Bytes>, String> {
+/// A reply chunk's buffer could not be given back after invalidation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("a reply chunk's buffer is still held by the RDMA provider")]
+pub(crate) struct BufferHeld;
+
+fn give_back(region: Option<MemoryRegion>) -> Result<Option<Bytes>, BufferHeld> {
     match region.map(MemoryRegion::into_buffer) {
         None => Ok(None),
         Some(Ok(buf)) => Ok(Some(buf.into_bytes())),
         // Only a provider's posted operation holds a clone, and we post none on reply buffers.
-        Some(Err(_)) => Err("a reply chunk's buffer is still held by the RDMA provider".into()),
+        Some(Err(_)) => Err(BufferHeld),
     }
 }
 
@@ -77,7 +82,7 @@ pub(crate) fn transmit(
     limits: InlineThresholds,
 ) -> Result<Regions, TransmitError> {
     let layout = marshal::layout(call, limits)
-        .map_err(|detail| TransmitError::Call(ClientError::InvalidArgument { proc: call.proc, detail }))?;
+        .map_err(|e| TransmitError::Call(ClientError::InvalidArgument { proc: call.proc, detail: e.to_string() }))?;
     let mut regions = Regions::default();
     let posted = register_and_send(qp, call, credits, &layout, &mut regions);
     match posted {

@@ -7,7 +7,7 @@ use rdma::{Access, RegBuf};
 use rpcrdma_proto::{ChunkLists, RdmaBody, RdmaHeader, Segment, WriteChunk};
 use xdr::{XdrEncode, XdrWriter};
 
-use super::{remote, Conn, RdmaCall};
+use super::{remote, Conn, FakeError, RdmaCall};
 
 pub(super) fn send(conn: &Conn, header: &RdmaHeader, rest: &[u8]) {
     let mut w = XdrWriter::new();
@@ -24,17 +24,17 @@ pub(super) async fn answer(
     offered: &ChunkLists,
     results: Vec<u8>,
     placed: Option<Vec<u8>>,
-) -> Result<(), String> {
+) -> Result<(), FakeError> {
     let mut w = RpcMessage::reply(xid, ReplyBody::success(OpaqueAuth::NONE)).header_writer(results.len());
     w.put_raw(&results);
     let mut record = w.to_vec();
     let mut chunks = ChunkLists::default();
     match (placed, offered.writes.first()) {
         (Some(data), Some(chunk)) => {
-            let target = chunk.segments.first().ok_or("empty write chunk")?;
+            let target = chunk.segments.first().ok_or(FakeError::Malformed("empty write chunk"))?;
             let len = data.len() as u32;
             if len > 0 {
-                let local = conn.qp.register(RegBuf::Writable(data), Access::LOCAL_WRITE).map_err(|e| e.to_string())?;
+                let local = conn.qp.register(RegBuf::Writable(data), Access::LOCAL_WRITE)?;
                 conn.one_sided(true, &local, 0, remote(target, len)).await?;
             }
             chunks.writes.push(WriteChunk { segments: vec![Segment { length: len, ..*target }] });
@@ -48,9 +48,9 @@ pub(super) async fn answer(
     let fits = record.len() + RdmaHeader::msg(xid, grant, chunks.clone()).encoded_len() <= conn.limits.send as usize;
     match &offered.reply {
         Some(reply) if !fits => {
-            let target = reply.segments.first().ok_or("empty reply chunk")?;
+            let target = reply.segments.first().ok_or(FakeError::Malformed("empty reply chunk"))?;
             let len = record.len() as u32;
-            let local = conn.qp.register(RegBuf::Writable(record), Access::LOCAL_WRITE).map_err(|e| e.to_string())?;
+            let local = conn.qp.register(RegBuf::Writable(record), Access::LOCAL_WRITE)?;
             conn.one_sided(true, &local, 0, remote(target, len)).await?;
             chunks.reply = Some(WriteChunk { segments: vec![Segment { length: len, ..*target }] });
             send(conn, &RdmaHeader::nomsg(xid, grant, chunks), &[]);

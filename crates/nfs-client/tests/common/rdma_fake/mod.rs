@@ -14,13 +14,30 @@ use std::time::Duration;
 use bytes::Bytes;
 use onc_rpc::RpcMessage;
 use rdma::{
-    next_completions, Access, CompletionKind, MemoryRegion, Provider, QpConfig, QueuePair, RegBuf, RemoteSegment,
+    next_completions, Access, CompletionKind, MemoryRegion, Provider, QpConfig, QueuePair, RdmaError, RegBuf,
+    RemoteSegment, WcError,
 };
 use rpcrdma_proto::{validate_call, ChunkPolicy, DecodeLimits, InlineThresholds, RdmaErrorBody, RdmaHeader, Segment};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 mod answer;
+
+/// Why the fake could not move data or put a call together.
+#[derive(Debug, thiserror::Error)]
+pub enum FakeError {
+    #[error(transparent)]
+    Rdma(#[from] RdmaError),
+    /// An RDMA Read or Write completed in error.
+    #[error(transparent)]
+    Completion(#[from] WcError),
+    /// The queue pair went away before the operation completed.
+    #[error("disconnected")]
+    Disconnected,
+    /// A call's transport header or chunks do not allow what was asked.
+    #[error("{0}")]
+    Malformed(&'static str),
+}
 
 /// A call as the script sees it.
 #[derive(Debug, Clone)]
@@ -92,7 +109,7 @@ impl Drop for RdmaFake {
 pub(super) struct Conn {
     pub(super) qp: Arc<dyn QueuePair>,
     index: usize,
-    waiters: Mutex<HashMap<u64, oneshot::Sender<Result<(), String>>>>,
+    waiters: Mutex<HashMap<u64, oneshot::Sender<Result<(), FakeError>>>>,
     next_wr: AtomicU64,
     /// Calls received and not answered on this queue pair.
     in_flight: AtomicUsize,
@@ -107,14 +124,14 @@ impl Conn {
         local: &MemoryRegion,
         at: usize,
         remote: RemoteSegment,
-    ) -> Result<(), String> {
+    ) -> Result<(), FakeError> {
         let wr = self.next_wr.fetch_add(1, SeqCst);
         let (tx, rx) = oneshot::channel();
         self.waiters.lock().expect("lock").insert(wr, tx);
         let posted =
             if write { self.qp.post_write(wr, local, at, remote) } else { self.qp.post_read(wr, local, at, remote) };
-        posted.map_err(|e| e.to_string())?;
-        rx.await.map_err(|_| "connection gone".to_string())?
+        posted?;
+        rx.await.map_err(|_| FakeError::Disconnected)?
     }
 }
 
@@ -185,12 +202,10 @@ impl RdmaFake {
 
     /// An RDMA Write of `len` bytes to `segment` on the latest connection, as a late or rogue server
     /// would do it after the call ended.
-    pub async fn late_write(&self, segment: Segment, len: u32) -> Result<(), String> {
-        let conn = self.shared.qps.lock().expect("lock").last().cloned().ok_or("no connection")?;
-        let local = conn
-            .qp
-            .register(RegBuf::Writable(vec![0xEE; len as usize]), Access::LOCAL_WRITE)
-            .map_err(|e| e.to_string())?;
+    pub async fn late_write(&self, segment: Segment, len: u32) -> Result<(), FakeError> {
+        let conn =
+            self.shared.qps.lock().expect("lock").last().cloned().ok_or(FakeError::Malformed("no connection"))?;
+        let local = conn.qp.register(RegBuf::Writable(vec![0xEE; len as usize]), Access::LOCAL_WRITE)?;
         conn.one_sided(true, &local, 0, remote(&segment, len)).await
     }
 }
@@ -207,7 +222,7 @@ async fn serve(shared: Arc<Shared>, conn: Arc<Conn>) {
                 Ok(CompletionKind::Read | CompletionKind::Write) | Err(_) => {
                     let waiter = conn.waiters.lock().expect("lock").remove(&completion.wr_id);
                     if let Some(tx) = waiter {
-                        let _ = tx.send(completion.result.map(drop).map_err(|e| e.to_string()));
+                        let _ = tx.send(completion.result.map(drop).map_err(FakeError::Completion));
                     }
                 }
                 Ok(CompletionKind::Send) => {}
@@ -215,30 +230,30 @@ async fn serve(shared: Arc<Shared>, conn: Arc<Conn>) {
         }
     }
     for (_, tx) in conn.waiters.lock().expect("lock").drain() {
-        let _ = tx.send(Err("disconnected".into()));
+        let _ = tx.send(Err(FakeError::Disconnected));
     }
 }
 
 /// The call put back together: RDMA_NOMSG from its position-zero chunk, RDMA_MSG with each Read
 /// chunk's data (and XDR padding) inserted at its position.
-async fn assemble(conn: &Conn, header: &RdmaHeader, inline: &[u8]) -> Result<Vec<u8>, String> {
-    let chunks = header.chunks().ok_or("not a call")?;
+async fn assemble(conn: &Conn, header: &RdmaHeader, inline: &[u8]) -> Result<Vec<u8>, FakeError> {
+    let chunks = header.chunks().ok_or(FakeError::Malformed("not a call"))?;
     let mut whole = Vec::new();
     let mut from = 0usize;
     for chunk in &chunks.reads {
         let len = chunk.byte_len() as usize;
-        let local = conn.qp.register(RegBuf::Writable(vec![0; len]), Access::LOCAL_WRITE).map_err(|e| e.to_string())?;
+        let local = conn.qp.register(RegBuf::Writable(vec![0; len]), Access::LOCAL_WRITE)?;
         let mut at = 0;
         for s in &chunk.segments {
             conn.one_sided(false, &local, at, remote(s, s.length)).await?;
             at += s.length as usize;
         }
-        let data = local.into_buffer().map_err(|_| "region held")?.into_bytes();
+        let data = local.into_buffer().map_err(|_| FakeError::Malformed("region held"))?.into_bytes();
         if chunk.position == 0 {
             return Ok(data.to_vec());
         }
         let position = chunk.position as usize - (whole.len() - from);
-        whole.extend_from_slice(inline.get(from..position).ok_or("position past the message")?);
+        whole.extend_from_slice(inline.get(from..position).ok_or(FakeError::Malformed("position past the message"))?);
         whole.extend_from_slice(&data);
         whole.extend_from_slice(&[0; 4][..xdr::padding(len)]);
         from = position;

@@ -1,6 +1,6 @@
 //! ONC RPC version 2 (RFC 5531) for nfsbench, sans I/O: message headers, authentication, TCP record
-//! marking, the port mapper / rpcbind types (RFC 1833) and client-side call tracking. Built on the
-//! [`xdr`] crate; no sockets, clocks, threads or `unsafe` here.
+//! marking and the port mapper / rpcbind types (RFC 1833). Built on the [`xdr`] crate; no sockets,
+//! clocks, threads or `unsafe` here.
 //!
 //! # Messages
 //!
@@ -43,9 +43,8 @@
 //!
 //! # Call tracking (clients)
 //!
-//! [`CallTracker`] allocates xids from a caller-chosen seed, bounds outstanding calls (slot table or
-//! RDMA credits), matches replies to calls by xid (an unknown xid is a [`ReplyMatch::Unknown`], not a
-//! panic) and reports calls past their caller-supplied deadline for retransmission with the same xid.
+//! Not here: nfsbench's client keeps its outstanding calls (xids, deadlines, retransmission with the
+//! same xid) in `nfs-client`'s call table, which both of its transports drive.
 //!
 //! # Example
 //!
@@ -91,7 +90,6 @@ mod record_decoder;
 mod record_encoder;
 mod reply;
 pub mod rpcbind;
-mod tracker;
 pub mod uaddr;
 
 pub use auth::{AuthFlavor, OpaqueAuth, MAX_AUTH_BYTES};
@@ -105,7 +103,6 @@ pub use record_decoder::{
 };
 pub use record_encoder::{fragments, frame_record, record_marker, Fragments, FramedRecord};
 pub use reply::{AcceptStat, AcceptedReply, AuthStat, RejectedReply, ReplyBody};
-pub use tracker::{CallTracker, NoFreeSlot, ReplyMatch, TimedOut};
 
 #[cfg(test)]
 mod tests;

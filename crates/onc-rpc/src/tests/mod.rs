@@ -6,7 +6,6 @@ mod message;
 mod portmap;
 mod record;
 mod rpcbind;
-mod tracker;
 
 /// Big-endian XDR words, for hand-assembled messages.
 pub(crate) fn words(ws: &[u32]) -> Vec<u8> {

@@ -86,6 +86,11 @@ impl<X> Outstanding<X> {
     pub(crate) fn waited(&self, now: Instant) -> Duration {
         now.saturating_duration_since(self.submitted)
     }
+
+    /// The error of the call given up on at `now` (soft mounts).
+    pub(crate) fn timed_out(&self, now: Instant) -> ClientError {
+        ClientError::TimedOut { proc: self.call.proc, after: self.waited(now) }
+    }
 }
 
 /// What [`CallTable::expire`] found.
@@ -94,19 +99,12 @@ pub(crate) struct Expired<X> {
     /// Major timeouts (soft and hard).
     pub(crate) major: u64,
     /// Soft mounts: the calls given up on, removed from the table; fail them with
-    /// [`Expired::error`].
+    /// [`Outstanding::timed_out`].
     pub(crate) failed: Vec<Outstanding<X>>,
     /// [`Recovery::Retransmit`]: timed-out calls now wait to be sent again.
     pub(crate) requeued: bool,
     /// [`Recovery::Reconnect`]: a sent call timed out, so the connection is to be replaced.
     pub(crate) reconnect: bool,
-}
-
-impl<X> Expired<X> {
-    /// The error of a call given up on at `now`.
-    pub(crate) fn error(call: &Outstanding<X>, now: Instant) -> ClientError {
-        ClientError::TimedOut { proc: call.call.proc, after: call.waited(now) }
-    }
 }
 
 /// Why [`CallTable::insert`] refused a call; the reply sender is handed back to fail it.

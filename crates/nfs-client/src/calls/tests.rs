@@ -98,7 +98,7 @@ fn a_soft_mount_fails_the_call_at_its_major_timeout() {
     assert_eq!(e.major, 1);
     let failed: Vec<u32> = e.failed.iter().map(|c| c.call.xid).collect();
     assert_eq!(failed, [9]);
-    let error = Expired::error(&e.failed[0], t0 + secs(6));
+    let error = e.failed[0].timed_out(t0 + secs(6));
     assert!(matches!(error, ClientError::TimedOut { proc: "GETATTR", after } if after == secs(6)), "{error}");
     assert!(table.is_empty(), "given up: out of the table");
     drop(rx);

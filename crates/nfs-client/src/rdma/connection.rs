@@ -15,7 +15,7 @@ use rpcrdma_proto::{CreditState, InlineThresholds};
 use tokio::sync::Notify;
 
 use super::transmit::{transmit, Regions, TransmitError};
-use crate::calls::{CallTable, Expired, Outstanding, Recovery};
+use crate::calls::{CallTable, Outstanding, Recovery};
 use crate::error::ClientError;
 use crate::lanes::Counters;
 use crate::responsiveness::Responsiveness;
@@ -255,7 +255,7 @@ impl Connection {
         if !expired.failed.is_empty() {
             self.counters.soft_timeouts.fetch_add(expired.failed.len() as u64, Relaxed);
             let failed = expired.failed.into_iter().map(|c| {
-                let err = Expired::error(&c, now);
+                let err = c.timed_out(now);
                 (c, err)
             });
             finish(failed.collect());

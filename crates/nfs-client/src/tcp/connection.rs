@@ -14,7 +14,7 @@ use bytes::Bytes;
 use tokio::sync::Notify;
 
 use super::writer::Batch;
-use crate::calls::{CallTable, Expired, Outstanding, Recovery};
+use crate::calls::{CallTable, Outstanding, Recovery};
 use crate::error::ClientError;
 use crate::lanes::Counters;
 use crate::responsiveness::Responsiveness;
@@ -142,7 +142,7 @@ impl Connection {
         if !expired.failed.is_empty() {
             self.counters.soft_timeouts.fetch_add(expired.failed.len() as u64, Relaxed);
             for c in expired.failed {
-                let error = Expired::error(&c, now);
+                let error = c.timed_out(now);
                 c.reply.send(Err(error));
             }
         }

@@ -1,7 +1,9 @@
 //! The server process's CPU time, sampled from `/proc/PID/stat` every 20 ms in a thread, so that a
 //! cell's server CPU can be taken over the cell's measured window (which `nfsbench run` reports after
-//! the fact) rather than over its whole process lifetime (mount, ramp, unmount).
+//! the fact) rather than over its whole process lifetime (mount, ramp, unmount). The file is read by
+//! `report::cpu`, the parser `nfsbench run` uses for its own CPU figures.
 
+use report::cpu::{clock_ticks_per_second, ProcessStat};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -20,8 +22,9 @@ pub struct CpuSampler {
 }
 
 impl CpuSampler {
-    /// Sample process `pid`; `clk_tck` is the kernel's clock ticks per second.
-    pub fn start(pid: u32, clk_tck: f64) -> CpuSampler {
+    /// Sample process `pid`.
+    pub fn start(pid: u32) -> CpuSampler {
+        let clk_tck = clock_ticks_per_second() as f64;
         let samples = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
         let (s, st) = (samples.clone(), stop.clone());
@@ -29,7 +32,9 @@ impl CpuSampler {
             .name("nfsbench-cpu-sampler".into())
             .spawn(move || {
                 while !st.load(Ordering::Relaxed) {
-                    if let Some(ticks) = process_ticks(pid) {
+                    // Once the process is gone there is nothing left to sample: cpu_between says so.
+                    if let Ok(stat) = ProcessStat::read(pid) {
+                        let ticks = stat.cpu_ticks();
                         let mut v = s.lock().unwrap_or_else(|e| e.into_inner());
                         if v.len() >= KEEP {
                             v.drain(..KEEP / 2);
@@ -79,18 +84,6 @@ fn interpolate(samples: &[(f64, f64)], t: f64) -> Option<f64> {
     Some(if t1 > t0 { v0 + (v1 - v0) * (t - t0) / (t1 - t0) } else { v1 })
 }
 
-/// utime + stime of all the process's threads, in clock ticks (fields 14 and 15 of /proc/PID/stat).
-pub fn process_ticks(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name may hold spaces and parentheses: fields are counted after the last ')'.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
-}
-
-/// Clock ticks per second (AT_CLKTCK is 100 on every Linux architecture nfsbench builds for).
-pub const CLK_TCK: f64 = 100.0;
-
 fn now_ms() -> f64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1e3)
 }
@@ -111,8 +104,7 @@ mod tests {
     #[test]
     fn this_process_can_be_sampled() {
         let pid = std::process::id();
-        assert!(process_ticks(pid).is_some());
-        let sampler = CpuSampler::start(pid, CLK_TCK);
+        let sampler = CpuSampler::start(pid);
         std::thread::sleep(Duration::from_millis(60));
         let from = now_ms();
         let spin_until = std::time::Instant::now() + Duration::from_millis(150);

@@ -4,7 +4,7 @@
 //! machine's state — and the sweeps last.
 
 use crate::cell::{CellError, ClientSetup};
-use crate::cpu_sampler::{CpuSampler, CLK_TCK};
+use crate::cpu_sampler::CpuSampler;
 use crate::embedded::{EmbeddedConfig, EmbeddedServer, ServerError};
 use crate::plan::{Case, Plan, Workload};
 use crate::progress::PlanProgress;
@@ -115,7 +115,7 @@ pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<
         hostfile: setup.hostfile.clone(),
         cpus: setup.cpus,
     };
-    let sampler = server.as_ref().map(|s| CpuSampler::start(s.pid(), CLK_TCK));
+    let sampler = server.as_ref().map(|s| CpuSampler::start(s.pid()));
     let steps = steps(plan, &runnable);
     let per_cell = plan.runtime + plan.ramp + Duration::from_millis(150);
     let wire_time = wire_duration(plan);

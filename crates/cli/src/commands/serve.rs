@@ -32,9 +32,9 @@ use server_tcp::{Listeners, TcpServer, TransportStats};
 use tokio::signal::unix::{signal, SignalKind};
 
 use super::provider::open_provider;
-use super::rdma_flags::{parse_credits, parse_inline};
 use crate::serve_config::spec::{self, BackendSpec, ExportSpec};
 use crate::serve_config::{ConfigFile, ExportPlan, ServeConfigError, ServePlan};
+use mount_options::rdma::{parse_credits, parse_inline};
 
 /// Network threads by default. One event-loop thread measured as fast as two workers on the 2-core
 /// machine with less CPU (see `server_tcp::runtime`): the client needs the other core.

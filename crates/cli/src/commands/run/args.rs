@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use rdma::ProviderChoice;
 
-use super::super::rdma_flags::{parse_credits, parse_inline};
+use mount_options::rdma::{parse_credits, parse_inline};
 
 /// fio's output formats that nfsbench writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,8 +105,12 @@ pub fn parse(args: &[String]) -> Result<RunArgs, String> {
             "--rdma-provider" => {
                 parsed.rdma_provider = value("--rdma-provider")?.parse::<ProviderChoice>().map_err(|e| e.to_string())?
             }
-            "--rdma-credits" => parsed.rdma_credits = Some(parse_credits(&value("--rdma-credits")?)?),
-            "--rdma-inline" => parsed.rdma_inline = Some(parse_inline(&value("--rdma-inline")?)?),
+            "--rdma-credits" => {
+                parsed.rdma_credits = Some(parse_credits(&value("--rdma-credits")?).map_err(|e| e.to_string())?)
+            }
+            "--rdma-inline" => {
+                parsed.rdma_inline = Some(parse_inline(&value("--rdma-inline")?).map_err(|e| e.to_string())?)
+            }
             "--wan" => parsed.wan = Some(mount_options::LinkSpec::parse(&value("--wan")?).map_err(|e| e.to_string())?),
             _ if key.starts_with("-o") && !key.starts_with("--") => parsed.mount_options = Some(key[2..].to_string()),
             _ if !arg.starts_with('-') && parsed.job_file.is_none() && PathBuf::from(arg).is_file() => {

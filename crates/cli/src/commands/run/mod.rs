@@ -222,7 +222,8 @@ async fn mount(args: &RunArgs, spec: &MountSpec, me: &Me) -> Result<NfsClient, E
 /// must say which one carried the I/O. `link`: the long-distance link of `--wan`, which the provider is
 /// to carry.
 fn rdma_config(args: &RunArgs, me: &Me, link: Option<&Arc<wan::Link>>) -> Result<RdmaConfig, ExitCode> {
-    let provider = super::provider::open_provider(args.rdma_provider).map_err(|message| me.failed(&message))?;
+    let settings = super::rdma_flags::rdma_settings(args.rdma_provider, args.rdma_credits, args.rdma_inline);
+    let provider = super::provider::open_provider(settings.provider).map_err(|message| me.failed(&message))?;
     let provider = match link {
         Some(link) => super::rdma_flags::over_link(provider, link).map_err(|message| me.usage(&message))?,
         None => provider,
@@ -231,12 +232,8 @@ fn rdma_config(args: &RunArgs, me: &Me, link: Option<&Arc<wan::Link>>) -> Result
         eprintln!("nfsbench: RPC-over-RDMA over {}", provider.name());
     }
     let mut config = RdmaConfig::new(provider);
-    if let Some(credits) = args.rdma_credits {
-        config.credits = credits;
-    }
-    if let Some(inline) = args.rdma_inline {
-        config.inline_size = inline;
-    }
+    config.credits = settings.credits;
+    config.inline_size = settings.inline_size;
     Ok(config)
 }
 

@@ -1,6 +1,12 @@
 //! RDMA through the emulated link, over the soft provider in one process, with the wrapper on either
 //! side: Send round trips, RDMA Write bandwidth at the link's rate, the peer's RDMA Read and Write of
 //! the wrapped side's memory charged before its reply, and errors and the end of the connection.
+//!
+//! The machine is shared and may be loaded (a full `cargo test`, other builds): a time is judged beside
+//! a reference measured in the same rounds — the same waits on the link's own clock around a Send round
+//! trip over the soft provider without the link ([`reference`]) — with three tries, so the tests judge
+//! the link, not the machine. What load cannot cause stays fixed: nothing arrives more than 10% before
+//! its delay, and no stream beats the rate.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -27,10 +33,20 @@ async fn pair(spec: &str, wrapped: Wrapped) -> (Box<dyn QueuePair>, Box<dyn Queu
     let link = Link::new(LinkSpec::parse(spec).expect("spec"));
     let wan: Arc<dyn Provider> = Arc::new(WanProvider::new(soft.clone(), link));
     assert!(wan.name().starts_with("soft") && wan.name().contains(&format!("over an emulated link ({spec})")));
-    let (connector, listener) = match wrapped {
-        Wrapped::Client => (wan, soft),
-        Wrapped::Server => (soft, wan),
+    let (client, server) = match wrapped {
+        Wrapped::Client => connect(wan, soft).await,
+        Wrapped::Server => connect(soft, wan).await,
     };
+    let wrapped_qp = if wrapped == Wrapped::Client { &client } else { &server };
+    assert!(wrapped_qp.info().provider.contains("over an emulated link"));
+    (client, server)
+}
+
+/// A (client, server) pair of `connector` to `listener`; the server has 16 receives.
+async fn connect(
+    connector: Arc<dyn Provider>,
+    listener: Arc<dyn Provider>,
+) -> (Box<dyn QueuePair>, Box<dyn QueuePair>) {
     let mut listener = listener.listen("127.0.0.1:0".parse().expect("address")).expect("listen");
     let addr = listener.local_addr();
     let accepting = async {
@@ -38,11 +54,69 @@ async fn pair(spec: &str, wrapped: Wrapped) -> (Box<dyn QueuePair>, Box<dyn Queu
         incoming.accept_with_recvs(QpConfig::default(), b"", 16).await.expect("accept")
     };
     let connecting = async { connector.connect(addr, QpConfig::default(), b"").await.expect("connect") };
-    let (client, server) =
-        tokio::time::timeout(DEADLINE, async { tokio::join!(connecting, accepting) }).await.expect("in time");
-    let wrapped_qp = if wrapped == Wrapped::Client { &client } else { &server };
-    assert!(wrapped_qp.info().provider.contains("over an emulated link"));
-    (client, server)
+    tokio::time::timeout(DEADLINE, async { tokio::join!(connecting, accepting) }).await.expect("in time")
+}
+
+/// One test at a time: the others' timed releases would delay this one's on 2 cores.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// How late the link's own timer (`wan::clock`, which releases every delayed message) wakes a task
+/// after 1 ms, as the median of 15.
+async fn timer_lateness() -> Duration {
+    let mut late = Vec::new();
+    for _ in 0..15 {
+        let deadline = Instant::now() + Duration::from_millis(1);
+        wan::clock::sleep_until(deadline).await;
+        late.push(deadline.elapsed());
+    }
+    median(late)
+}
+
+/// What an operation expected to take `expected` through `releases` timed releases of the link takes
+/// on this machine in this run without the link: `releases` waits of `expected / releases` on the
+/// link's own clock, and a Send round trip over the plain soft pair (`client`, `server`) after the first.
+async fn reference(client: &dyn QueuePair, server: &dyn QueuePair, expected: Duration, releases: u32) -> Duration {
+    let start = Instant::now();
+    for release in 0..releases {
+        wan::clock::sleep_until(Instant::now() + expected / releases).await;
+        if release == 0 {
+            round_trips(client, server, 1, || async {}).await;
+        }
+    }
+    start.elapsed()
+}
+
+/// Measures `$one` (an expression giving one operation's `Duration` through the link) `$rounds` times,
+/// each beside one [`reference`] for `$expected` with `$releases` timed releases: no operation is more
+/// than 10% below `$expected`, and the median is at most 10% above it plus three times what the
+/// reference's median took beyond it (the path, the timer and the wake-ups, which a loaded machine
+/// stretches; on an idle one, tens of microseconds). The best of three tries counts.
+macro_rules! assert_link_time {
+    ($one:expr, $rounds:expr, $expected:expr, $releases:expr, $what:expr) => {{
+        let (expected, what): (Duration, &str) = ($expected, $what);
+        let soft: Arc<dyn Provider> = Arc::new(SoftProvider::new().expect("soft provider"));
+        let (plain_client, plain_server) = connect(soft.clone(), soft).await;
+        let mut misses = Vec::new();
+        for _ in 0..3 {
+            let (mut linked, mut reference_times) = (Vec::new(), Vec::new());
+            for _ in 0..$rounds {
+                reference_times.push(reference(&*plain_client, &*plain_server, expected, $releases).await);
+                linked.push($one);
+            }
+            let shortest = linked.iter().min().copied().unwrap_or_default();
+            assert!(shortest >= expected.mul_f64(0.9), "{what}: {shortest:?}, expected {expected:?}");
+            let (measured, reference_time) = (median(linked), median(reference_times));
+            let allowed = expected.mul_f64(1.1) + 3 * reference_time.saturating_sub(expected);
+            eprintln!(
+                "{what}: {measured:?} (expected {expected:?}, at most {allowed:?}; reference {reference_time:?})"
+            );
+            if measured <= allowed {
+                break;
+            }
+            misses.push((measured, allowed));
+        }
+        assert!(misses.len() < 3, "{what}: expected {expected:?}; measured and allowed: {misses:?}");
+    }};
 }
 
 /// One queue pair's completions, one at a time.
@@ -96,12 +170,6 @@ fn median(mut times: Vec<Duration>) -> Duration {
     times[times.len() / 2]
 }
 
-fn assert_near(measured: Duration, expected: Duration, what: &str) {
-    let error = (measured.as_secs_f64() - expected.as_secs_f64()).abs() / expected.as_secs_f64();
-    assert!(error <= 0.10, "{what}: {measured:?}, expected {expected:?}");
-    eprintln!("{what}: {measured:?} (expected {expected:?})");
-}
-
 /// The client sends `request` bytes, the server does `serve` and replies 64 bytes; the client's times
 /// from its Send to the reply.
 async fn round_trips<F, Fut>(client: &dyn QueuePair, server: &dyn QueuePair, rounds: u64, serve: F) -> Vec<Duration>
@@ -135,20 +203,25 @@ where
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_send_round_trip_takes_the_rtt_with_the_link_on_the_client() {
+    let _serial = SERIAL.lock().await;
     let (client, server) = pair("rtt=20ms", Wrapped::Client).await;
-    let times = round_trips(&*client, &*server, 15, || async {}).await;
-    assert_near(median(times), Duration::from_millis(20), "ping-pong, client-side link");
+    let rtt = Duration::from_millis(20);
+    let what = "ping-pong, client-side link";
+    assert_link_time!(round_trips(&*client, &*server, 1, || async {}).await[0], 15, rtt, 2, what);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_send_round_trip_takes_the_rtt_with_the_link_on_the_server() {
+    let _serial = SERIAL.lock().await;
     let (client, server) = pair("rtt=20ms", Wrapped::Server).await;
-    let times = round_trips(&*client, &*server, 15, || async {}).await;
-    assert_near(median(times), Duration::from_millis(20), "ping-pong, server-side link");
+    let rtt = Duration::from_millis(20);
+    let what = "ping-pong, server-side link";
+    assert_link_time!(round_trips(&*client, &*server, 1, || async {}).await[0], 15, rtt, 2, what);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rdma_writes_from_the_wrapped_side_go_at_the_links_rate_and_land_before_the_next_send() {
+    let _serial = SERIAL.lock().await;
     let (client, server) = pair("rtt=1ms,rate=200mbit", Wrapped::Client).await;
     let pattern: Vec<u8> = (0..MIB as u32).map(|i| (i % 253) as u8).collect();
     let source = client.register(RegBuf::Writable(pattern.clone()), Access::NONE).expect("reg");
@@ -168,9 +241,17 @@ async fn rdma_writes_from_the_wrapped_side_go_at_the_links_rate_and_land_before_
         assert!(matches!(c.result, Ok(CompletionKind::Write)) && c.wr_id == done, "{c:?}");
         done += 1;
     }
-    let mbit = (writes * MIB as u64 * 8) as f64 / start.elapsed().as_secs_f64() / 1e6;
-    eprintln!("RDMA Write bandwidth through rate=200mbit: {mbit:.1} Mbit/s");
-    assert!((160.0..=206.0).contains(&mbit), "{mbit} Mbit/s");
+    let elapsed = start.elapsed();
+    let mbit = (writes * MIB as u64 * 8) as f64 / elapsed.as_secs_f64() / 1e6;
+    // At most the rate; at least most of it, each Write's release allowed to be as late as this run's
+    // timer wakes a task.
+    let lateness = timer_lateness().await;
+    let ideal = Duration::from_secs_f64((writes * MIB as u64 * 8) as f64 / 200e6);
+    let floor = 0.8 * 200.0 * ideal.as_secs_f64() / (ideal + lateness * writes as u32).as_secs_f64();
+    eprintln!(
+        "RDMA Write bandwidth through rate=200mbit: {mbit:.1} Mbit/s (at least {floor:.1}; timer late by {lateness:?})"
+    );
+    assert!((floor..=206.0).contains(&mbit), "{mbit} Mbit/s");
 
     // RC: the data is placed before the Send posted after it arrives.
     client.post_send(99, &[b"written"]).expect("send");
@@ -180,6 +261,7 @@ async fn rdma_writes_from_the_wrapped_side_go_at_the_links_rate_and_land_before_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_peer_rdma_read_of_the_wrapped_sides_memory_costs_a_round_trip_and_its_serialisation() {
+    let _serial = SERIAL.lock().await;
     let (client, server) = pair("rtt=10ms,rate=1gbit", Wrapped::Client).await;
     let exposed = client.register(RegBuf::Writable(vec![5; MIB]), Access::REMOTE_READ).expect("reg");
     let segment = exposed.segment(0, MIB as u32).expect("segment");
@@ -187,18 +269,19 @@ async fn a_peer_rdma_read_of_the_wrapped_sides_memory_costs_a_round_trip_and_its
     let server_cq = tokio::sync::Mutex::new(Cq::new(&*server));
     let (responder, sink, server_cq) = (&*server, &sink, &server_cq);
     // An NFS WRITE: the call, the server's Read of the Read chunk, the reply.
-    let times = round_trips(&*client, &*server, 5, move || async move {
+    let write = move || async move {
         responder.post_read(1, sink, 0, segment).expect("read");
         assert!(matches!(server_cq.lock().await.done(1).await, CompletionKind::Read));
-    })
-    .await;
+    };
     // Call (5 ms) + Read request (5 ms) + 1 MiB at 1 Gbit/s (8.39 ms) + data back (5 ms) + reply (5 ms).
     let expected = Duration::from_millis(20) + Duration::from_secs_f64(MIB as f64 * 8.0 / 1e9);
-    assert_near(median(times), expected, "call + peer RDMA Read of 1 MiB + reply");
+    let what = "call + peer RDMA Read of 1 MiB + reply";
+    assert_link_time!(round_trips(&*client, &*server, 1, write).await[0], 5, expected, 4, what);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_peer_rdma_write_into_the_wrapped_sides_memory_comes_in_ahead_of_its_reply() {
+    let _serial = SERIAL.lock().await;
     let (client, server) = pair("rtt=10ms,rate=1gbit", Wrapped::Client).await;
     let landing =
         client.register(RegBuf::Writable(vec![0; MIB]), Access::LOCAL_WRITE | Access::REMOTE_WRITE).expect("reg");
@@ -206,34 +289,42 @@ async fn a_peer_rdma_write_into_the_wrapped_sides_memory_comes_in_ahead_of_its_r
     let source = server.register(RegBuf::Writable(vec![3; MIB]), Access::NONE).expect("reg");
     let (responder, source) = (&*server, &source);
     // An NFS READ: the call, the server's Write of the Write chunk and the reply right behind it.
-    let times = round_trips(&*client, &*server, 5, move || async move {
+    let read = move || async move {
         responder.post_write(1, source, 0, segment).expect("write");
-    })
-    .await;
+    };
     let expected = Duration::from_millis(10) + Duration::from_secs_f64(MIB as f64 * 8.0 / 1e9);
-    assert_near(median(times), expected, "call + peer RDMA Write of 1 MiB + reply");
+    let what = "call + peer RDMA Write of 1 MiB + reply";
+    assert_link_time!(round_trips(&*client, &*server, 1, read).await[0], 5, expected, 3, what);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_wrapped_sides_own_rdma_read_waits_for_its_request_and_the_data() {
+    let _serial = SERIAL.lock().await;
     let (client, server) = pair("rtt=10ms,rate=1gbit", Wrapped::Server).await;
     let exposed = client.register(RegBuf::Writable(vec![5; MIB]), Access::REMOTE_READ).expect("reg");
     let sink = server.register(RegBuf::Writable(vec![0; MIB]), Access::LOCAL_WRITE).expect("reg");
     let mut cq = Cq::new(&*server);
-    let mut times = Vec::new();
-    for round in 0..5 {
-        let start = Instant::now();
-        server.post_read(round, &sink, 0, exposed.segment(0, MIB as u32).expect("segment")).expect("read");
-        assert!(matches!(cq.done(round).await, CompletionKind::Read));
-        times.push(start.elapsed());
-    }
+    let mut round = 0;
     let expected = Duration::from_millis(10) + Duration::from_secs_f64(MIB as f64 * 8.0 / 1e9);
-    assert_near(median(times), expected, "own RDMA Read of 1 MiB");
+    assert_link_time!(
+        {
+            round += 1;
+            let start = Instant::now();
+            server.post_read(round, &sink, 0, exposed.segment(0, MIB as u32).expect("segment")).expect("read");
+            assert!(matches!(cq.done(round).await, CompletionKind::Read));
+            start.elapsed()
+        },
+        5,
+        expected,
+        2,
+        "own RDMA Read of 1 MiB"
+    );
     assert!(sink.into_buffer().expect("sole owner").into_bytes().iter().all(|b| *b == 5));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_message_in_flight_is_delivered_before_the_peers_disconnect_is_reported() {
+    let _serial = SERIAL.lock().await;
     let (client, server) = pair("rtt=20ms", Wrapped::Client).await;
     client.post_recvs(2).expect("recvs");
     let start = Instant::now();
@@ -251,6 +342,7 @@ async fn a_message_in_flight_is_delivered_before_the_peers_disconnect_is_reporte
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_send_the_peer_cannot_take_fails_as_a_completion_after_the_one_way_delay() {
+    let _serial = SERIAL.lock().await;
     let (client, server) = pair("rtt=20ms", Wrapped::Client).await;
     let start = Instant::now();
     // Longer than the server's 4096-byte receives: the inner refuses it when it reaches the peer.

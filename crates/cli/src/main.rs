@@ -1,5 +1,6 @@
 //! The `nfsbench` command line (see shared CLI contract: serve, run, compare, model, and tools such as
-//! `decode`). Exit status: 0 success, 1 the run failed, 2 bad usage.
+//! `decode`). Exit status: 0 success, 1 the run failed, 2 bad usage — each command returns a
+//! [`error::CliError`] whose kind says which.
 
 /// mimalloc keeps freed memory in its heaps: glibc's malloc returned each 1 MiB READ reply buffer to the
 /// kernel and faulted it in again on the next call (a quarter of the server's CPU at 1 MiB reads).
@@ -7,6 +8,7 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod commands;
+mod error;
 mod log_limit;
 mod serve_config;
 
@@ -48,18 +50,15 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Compare(args) => commands::compare::run(&args),
-        Command::Decode(args) => commands::decode::run(&args),
-        Command::Model(args) => commands::model::run(&args),
-        Command::Serve(args) => commands::serve::run(&args),
-        Command::Run { args } => commands::run::run(&args),
+    let (command, result) = match cli.command {
+        Command::Compare(args) => ("compare", commands::compare::run(&args)),
+        Command::Decode(args) => ("decode", commands::decode::run(&args)),
+        Command::Model(args) => ("model", commands::model::run(&args)),
+        Command::Serve(args) => ("serve", commands::serve::run(&args)),
+        Command::Run { args } => ("run", commands::run::run(&args)),
     };
     match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("nfsbench: {e:#}");
-            ExitCode::FAILURE
-        }
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => e.report(command),
     }
 }

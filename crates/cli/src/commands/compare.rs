@@ -7,14 +7,13 @@
 //! 2 bad usage or a bad plan (the message names the key or case).
 
 use super::provider::open_provider;
+use crate::error::CliError;
 use anyhow::{anyhow, bail};
 use compare::plan::{Case, Plan, SweepParameter, SweepSpec};
 use compare::plan_file::{self, Defaults};
 use compare::size::parse_size;
 use rdma::ProviderChoice;
-use std::fmt::Display;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct CompareArgs {
@@ -87,16 +86,16 @@ pub struct CompareArgs {
 }
 
 /// Run `nfsbench compare`.
-pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: &CompareArgs) -> Result<(), CliError> {
     super::init_logging();
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let (plan, unsupported) = match build_plan(args, cpus) {
         Ok(p) => p,
-        Err(e) => return Ok(usage(&e)),
+        Err(e) => return Err(CliError::Usage(e.to_string())),
     };
     let wire_peer = match args.wire_peer.as_deref().map(parse_wire_peer).transpose() {
         Ok(p) => p,
-        Err(e) => return Ok(usage(&e)),
+        Err(e) => return Err(CliError::Usage(e.to_string())),
     };
     let runnable_rdma = plan.cases.iter().zip(&unsupported).any(|(c, u)| u.is_none() && c.is_rdma());
     let choice = match (args.rdma_provider, &args.target) {
@@ -107,10 +106,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let provider = if runnable_rdma {
         match open_provider(choice) {
             Ok(p) => Some(p),
-            Err(e) => {
-                eprintln!("nfsbench compare: {e}");
-                return Ok(ExitCode::FAILURE);
-            }
+            Err(e) => return Err(CliError::Failed(e.to_string())),
         }
     } else {
         None
@@ -137,16 +133,13 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     };
     let finished = match compare::execute::execute(&plan, &unsupported, &setup) {
         Ok(f) => f,
-        Err(e) => {
-            eprintln!("nfsbench compare: {e}");
-            return Ok(ExitCode::FAILURE);
-        }
+        Err(e) => return Err(CliError::Failed(e.to_string())),
     };
     let html = compare::output::write_all(&out_dir, &finished).map_err(|e| anyhow::anyhow!("{e}"))?;
     print!("{}", compare::render::terminal::to_terminal(&finished.report));
     println!("\nreport: {}", html.display());
     println!("also: {0}/results.md, {0}/results.csv, {0}/reps.csv, {0}/cells/*.json", out_dir.display());
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// The plan from the file or the defaults, with the command line's overrides, validated; an error is bad
@@ -263,9 +256,4 @@ fn parse_wire_peer(text: &str) -> anyhow::Result<compare::wire_baselines::Respon
     let tcp = addr(parts.next())?.ok_or_else(|| anyhow!("--wire-peer needs TCP_ADDR:PORT"))?;
     let rdma = addr(parts.next())?;
     Ok(compare::wire_baselines::Responders { tcp, rdma })
-}
-
-fn usage(message: &dyn Display) -> ExitCode {
-    eprintln!("nfsbench compare: {message}");
-    ExitCode::from(2)
 }

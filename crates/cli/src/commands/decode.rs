@@ -10,7 +10,8 @@ use onc_rpc::{AcceptStat, ReplyBody, RpcMessage};
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::ExitCode;
+
+use crate::error::{CliError, ExitKind};
 
 #[derive(clap::Args)]
 pub struct DecodeArgs {
@@ -31,18 +32,27 @@ struct Tally {
     statuses: BTreeMap<String, u64>,
 }
 
-pub fn run(args: &DecodeArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: &DecodeArgs) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     match decode(args, &mut out) {
         // The reader went away (`nfsbench decode x.pcap | head`): not an error of ours.
         Err(e) if e.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) => {
-            Ok(ExitCode::SUCCESS)
+            Ok(())
         }
-        other => other,
+        // Each record that did not decode was reported in the output.
+        Ok(Decoded::SomeFailed) => Err(CliError::Reported(ExitKind::Failure)),
+        Ok(Decoded::All) => Ok(()),
+        Err(e) => Err(CliError::Other(e)),
     }
 }
 
-fn decode(args: &DecodeArgs, out: &mut impl Write) -> anyhow::Result<ExitCode> {
+/// Whether every record decoded.
+enum Decoded {
+    All,
+    SomeFailed,
+}
+
+fn decode(args: &DecodeArgs, out: &mut impl Write) -> anyhow::Result<Decoded> {
     let streams = capture::read_tcp_streams(&args.capture)?;
     let found = rpc_records(streams);
     let mut tally: BTreeMap<CallKey, Tally> = BTreeMap::new();
@@ -113,7 +123,7 @@ fn decode(args: &DecodeArgs, out: &mut impl Write) -> anyhow::Result<ExitCode> {
          server and by us, {unmatched} replies without their call in the capture",
         total as u64 - failed - refused_by_both - unmatched
     )?;
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if failed == 0 { Decoded::All } else { Decoded::SomeFailed })
 }
 
 /// For each call (by its flow and xid), whether the server's reply was an accepted SUCCESS.

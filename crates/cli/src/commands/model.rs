@@ -7,7 +7,6 @@
 
 mod table;
 
-use std::process::ExitCode;
 use std::time::Duration;
 
 use model::{LanBaseline, ModelInput, ModelOutput, Mount, Network, Rw, Workload};
@@ -15,6 +14,8 @@ use mount_options::link::{parse_distance_km, parse_rate, parse_size, parse_time}
 use mount_options::rdma::{parse_credits, parse_inline};
 use mount_options::{LinkSpec, Proto};
 use serde::Serialize;
+
+use crate::error::CliError;
 
 /// Round trips beyond this are refused, as `--wan` refuses them.
 const MAX_RTT: Duration = Duration::from_secs(10);
@@ -123,13 +124,10 @@ struct Plan {
 }
 
 /// Run `nfsbench model`.
-pub fn run(args: &ModelArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: &ModelArgs) -> Result<(), CliError> {
     let plan = match build_plan(args) {
         Ok(plan) => plan,
-        Err(message) => {
-            eprintln!("nfsbench model: {message}");
-            return Ok(ExitCode::from(2));
-        }
+        Err(message) => return Err(CliError::Usage(message)),
     };
     let rows = rows(&plan);
     if plan.json {
@@ -137,11 +135,11 @@ pub fn run(args: &ModelArgs) -> anyhow::Result<ExitCode> {
         struct Report<'a> {
             rows: &'a [Row],
         }
-        println!("{}", serde_json::to_string_pretty(&Report { rows: &rows })?);
+        println!("{}", serde_json::to_string_pretty(&Report { rows: &rows }).map_err(anyhow::Error::from)?);
     } else {
         print!("{}", table::render(&plan.base, &rows, plan.unmodelled.as_deref()));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 fn rows(plan: &Plan) -> Vec<Row> {

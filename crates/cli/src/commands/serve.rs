@@ -18,7 +18,6 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -32,6 +31,7 @@ use server_tcp::{Listeners, TcpServer, TransportStats};
 use tokio::signal::unix::{signal, SignalKind};
 
 use super::provider::open_provider;
+use crate::error::CliError;
 use crate::serve_config::spec::{self, BackendSpec, ExportSpec};
 use crate::serve_config::{ConfigFile, ExportPlan, ServeConfigError, ServePlan};
 use mount_options::rdma::{parse_credits, parse_inline};
@@ -118,19 +118,18 @@ enum Failure {
     Run(String),
 }
 
-pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
-    super::init_logging();
-    match serve(args) {
-        Ok(()) => Ok(ExitCode::SUCCESS),
-        Err(Failure::Usage(message)) => {
-            eprintln!("nfsbench serve: {message}");
-            Ok(ExitCode::from(2))
-        }
-        Err(Failure::Run(message)) => {
-            eprintln!("nfsbench serve: {message}");
-            Ok(ExitCode::FAILURE)
+impl From<Failure> for CliError {
+    fn from(failure: Failure) -> CliError {
+        match failure {
+            Failure::Usage(message) => CliError::Usage(message),
+            Failure::Run(message) => CliError::Failed(message),
         }
     }
+}
+
+pub fn run(args: &ServeArgs) -> Result<(), CliError> {
+    super::init_logging();
+    Ok(serve(args)?)
 }
 
 /// The plan from the flags and the configuration file.

@@ -19,12 +19,13 @@ use bench::{EngineConfig, LiveCounters};
 use clients::MpiClients;
 use mount_options::MountSpec;
 use nfs_client::{NfsClient, RdmaConfig};
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use crate::error::{CliError, ExitKind};
+
 /// Run `nfsbench run` with the arguments after the subcommand name.
-pub fn run(raw: &[String]) -> anyhow::Result<ExitCode> {
+pub fn run(raw: &[String]) -> Result<(), CliError> {
     super::init_logging();
     // MPI comes up first, on the main thread (where every MPI call is made: the engine's Peers calls run
     // inside `block_on`, on this thread).
@@ -33,14 +34,14 @@ pub fn run(raw: &[String]) -> anyhow::Result<ExitCode> {
         Some(Ok(clients)) => Some(Arc::new(clients)),
         Some(Err(message)) => {
             eprintln!("nfsbench: {message}");
-            return Ok(ExitCode::FAILURE);
+            return Err(CliError::Reported(ExitKind::Failure));
         }
     };
     let me = Me::new(clients.as_deref());
     let setup = setup(raw, &me);
     if let Some(clients) = &clients {
         if !clients.all_ok(setup.is_ok()) {
-            return Ok(setup.err().unwrap_or_else(|| me.another_failed("starting")));
+            return Err(setup.err().unwrap_or_else(|| me.another_failed("starting")));
         }
     }
     let (args, jobs, spec) = match setup {
@@ -49,9 +50,9 @@ pub fn run(raw: &[String]) -> anyhow::Result<ExitCode> {
             if me.speaks() {
                 print!("{}", args::HELP);
             }
-            return Ok(ExitCode::SUCCESS);
+            return Ok(());
         }
-        Err(code) => return Ok(code),
+        Err(e) => return Err(e),
     };
     let clones: usize = jobs.jobs.iter().map(|j| j.numjobs.max(1) as usize).sum();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -78,7 +79,7 @@ enum Setup {
 }
 
 /// The command line, the job file and the target, or the exit status that says why not.
-fn setup(raw: &[String], me: &Me) -> Result<Setup, ExitCode> {
+fn setup(raw: &[String], me: &Me) -> Result<Setup, CliError> {
     let args = match args::parse(raw) {
         Ok(args) if args.help => return Ok(Setup::Help),
         Ok(args) => args,
@@ -114,22 +115,22 @@ async fn run_jobs(
     spec: &MountSpec,
     clients: Option<Arc<MpiClients>>,
     me: &Me,
-) -> anyhow::Result<ExitCode> {
+) -> Result<(), CliError> {
     let mounted = mount(args, spec, me).await;
     if let Some(clients) = &clients {
         if !clients.all_ok(mounted.is_ok()) {
-            return Ok(match mounted {
+            return Err(match mounted {
                 Ok(client) => {
                     let _ = client.unmount().await;
                     me.another_failed("mounting")
                 }
-                Err(code) => code,
+                Err(e) => e,
             });
         }
     }
     let client = match mounted {
         Ok(client) => client,
-        Err(code) => return Ok(code),
+        Err(e) => return Err(e),
     };
     let live = Arc::new(LiveCounters::default());
     let peers = clients.clone().map(|c| c as Arc<dyn bench::Peers>);
@@ -154,14 +155,14 @@ async fn run_jobs(
     }
     let engine_run = match outcome {
         Ok(run) => run,
-        Err(bench::EngineError::Usage(message)) => return Ok(me.usage(&message)),
+        Err(bench::EngineError::Usage(message)) => return Err(me.usage(&message)),
         Err(e @ bench::EngineError::Task(_)) if clients.is_some() => {
             // The ranks are no longer in step: end now, and mpirun ends the others.
             me.say(&e.to_string());
             std::process::exit(1);
         }
-        Err(bench::EngineError::Peer { .. }) if !me.speaks() => return Ok(ExitCode::FAILURE),
-        Err(e) => return Ok(me.failed(&e.to_string())),
+        Err(bench::EngineError::Peer { .. }) if !me.speaks() => return Err(CliError::Reported(ExitKind::Failure)),
+        Err(e) => return Err(me.failed(&e.to_string())),
     };
     if me.speaks() {
         for notice in &engine_run.notices {
@@ -174,27 +175,36 @@ async fn run_jobs(
         for failure in &engine_run.failures {
             eprintln!("nfsbench: {failure}");
         }
-        return Ok(if engine_run.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE });
+        return said_failures(&engine_run.failures);
     };
-    let own = if engine_run.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+    let own = said_failures(&engine_run.failures);
     let gathered = match clients.gather(&run, &engine_run.failures) {
         Ok(Some(gathered)) => gathered,
-        Ok(None) => return Ok(own),
-        Err(message) => return Ok(me.failed(&message)),
+        Ok(None) => return own,
+        Err(message) => return Err(me.failed(&message)),
     };
     let all = match report::clients::all_clients(&gathered.clients) {
         Ok(all) => all,
-        Err(message) => return Ok(me.failed(&format!("merging the clients' results: {message}"))),
+        Err(message) => return Err(me.failed(&format!("merging the clients' results: {message}"))),
     };
     output::write_clients(args, &gathered.clients, &all)?;
     for failure in &gathered.failures {
         eprintln!("nfsbench: {failure}");
     }
-    Ok(if gathered.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    said_failures(&gathered.failures)
+}
+
+/// Exit status 1 when jobs failed (their failures were printed with the results), else success.
+fn said_failures(failures: &[String]) -> Result<(), CliError> {
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::Reported(ExitKind::Failure))
+    }
 }
 
 /// The client mounted as `-o` asks, or the exit status that says why not.
-async fn mount(args: &RunArgs, spec: &MountSpec, me: &Me) -> Result<NfsClient, ExitCode> {
+async fn mount(args: &RunArgs, spec: &MountSpec, me: &Me) -> Result<NfsClient, CliError> {
     // `--wan`: one link for every connection of this client, TCP and RDMA alike.
     let link = args.wan.clone().map(wan::Link::new);
     let rdma = match spec.proto {
@@ -221,7 +231,7 @@ async fn mount(args: &RunArgs, spec: &MountSpec, me: &Me) -> Result<NfsClient, E
 /// The RDMA provider and settings of `--rdma-*`; the provider used is named on stderr, since every report
 /// must say which one carried the I/O. `link`: the long-distance link of `--wan`, which the provider is
 /// to carry.
-fn rdma_config(args: &RunArgs, me: &Me, link: Option<&Arc<wan::Link>>) -> Result<RdmaConfig, ExitCode> {
+fn rdma_config(args: &RunArgs, me: &Me, link: Option<&Arc<wan::Link>>) -> Result<RdmaConfig, CliError> {
     let settings = super::rdma_flags::rdma_settings(args.rdma_provider, args.rdma_credits, args.rdma_inline);
     let provider = super::provider::open_provider(settings.provider).map_err(|message| me.failed(&message))?;
     let provider = match link {
@@ -280,24 +290,24 @@ impl Me {
     }
 
     /// Exit status 1 after saying why.
-    fn failed(&self, message: &str) -> ExitCode {
+    fn failed(&self, message: &str) -> CliError {
         self.say(message);
-        ExitCode::FAILURE
+        CliError::Reported(ExitKind::Failure)
     }
 
     /// Exit status 2 after the usage message (said once).
-    fn usage(&self, message: &str) -> ExitCode {
+    fn usage(&self, message: &str) -> CliError {
         if self.speaks() {
             eprintln!("nfsbench run: {message}");
         }
-        ExitCode::from(2)
+        CliError::Reported(ExitKind::Usage)
     }
 
     /// Exit status 1 when this rank was fine but another was not (which said why itself).
-    fn another_failed(&self, step: &str) -> ExitCode {
+    fn another_failed(&self, step: &str) -> CliError {
         if self.speaks() {
             eprintln!("nfsbench: another client failed while {step}; stopping");
         }
-        ExitCode::FAILURE
+        CliError::Reported(ExitKind::Failure)
     }
 }

@@ -6,10 +6,12 @@
 //! `server_addr` do, and they are called here only when no lookup can happen), so any target is fed.
 //! Must not panic; errors must print; and a spec that parses must survive its canonical option string:
 //! `parse(target, option_string())` gives the same spec (notices aside) and the same string again.
+//! The whole text is also read as a `--wan` link spec (`LinkSpec::parse`): no panic, errors print, and
+//! a spec that parses prints as one that parses again.
 use std::net::IpAddr;
 
 use libfuzzer_sys::fuzz_target;
-use mount_options::MountSpec;
+use mount_options::{LinkSpec, MountSpec};
 
 fn without_notices(mut spec: MountSpec) -> MountSpec {
     spec.notices.clear();
@@ -18,6 +20,17 @@ fn without_notices(mut spec: MountSpec) -> MountSpec {
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
+    match LinkSpec::parse(&text) {
+        Ok(link) => {
+            let printed = link.to_string();
+            if let Err(e) = LinkSpec::parse(&printed) {
+                panic!("the link spec {text:?} prints as {printed:?}, which does not parse: {e}");
+            }
+        }
+        Err(e) => {
+            let _ = e.to_string();
+        }
+    }
     let (target, options) = match text.split_once('\0') {
         Some((t, o)) => (t, Some(o)),
         None => (&*text, None),

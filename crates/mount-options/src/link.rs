@@ -103,7 +103,8 @@ impl LinkSpec {
                 }
                 // netem's `delay` is one way.
                 "delay" => {
-                    spec.rtt = 2 * parse_time(value).map_err(bad("delay"))?;
+                    let one_way = parse_time(value).map_err(bad("delay"))?;
+                    spec.rtt = one_way.checked_mul(2).ok_or(UnitError::Overflow).map_err(bad("delay"))?;
                     rtt_given = true;
                 }
                 "distance" if rtt_given => {
@@ -277,6 +278,8 @@ mod tests {
             ),
             ("jitter=1ms", "--wan 'jitter=1ms': give at least rtt= (or distance=) or rate="),
             ("rtt=11s", "--wan rtt 11s: at most 10 s"),
+            // Twice this one way does not fit a Duration (it used to panic).
+            ("delay=10000000000000000000s", "--wan delay=10000000000000000000s: out of range"),
         ] {
             assert_eq!(LinkSpec::parse(text).map_err(|e| e.to_string()), Err(message.to_string()), "{text}");
         }

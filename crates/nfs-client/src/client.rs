@@ -146,28 +146,6 @@ impl NfsClient {
         Ok(client)
     }
 
-    /// Mounts `spec` with `rdma` for `proto=rdma` and TCP connections through `link`. Superseded by
-    /// [`NfsClient::builder`]; kept until the CLI moves to it.
-    pub async fn mount_with_link(
-        spec: &MountSpec,
-        rdma: Option<RdmaConfig>,
-        link: Option<Arc<wan::Link>>,
-    ) -> Result<NfsClient, ClientError> {
-        if spec.proto == Proto::Rdma && link.is_some() {
-            return Err(ClientError::Unsupported("--wan over proto=rdma: wrap the provider".into()));
-        }
-        refuse_unsupported(spec)?;
-        let rdma = match (spec.proto, rdma) {
-            (Proto::Rdma, None) => return Err(ClientError::Unsupported("proto=rdma needs an RDMA provider".into())),
-            (Proto::Rdma, Some(config)) => {
-                config.validate()?;
-                Some(config)
-            }
-            (Proto::Tcp, _) => None,
-        };
-        Self::mount(spec, rdma, link).await
-    }
-
     /// The export's root handle (from MNT).
     pub fn root(&self) -> &FileHandle {
         &self.inner.root

@@ -4,23 +4,7 @@
 //! client's flags give is one [`RdmaSettings`] ([`rdma_settings`]); opening the provider
 //! `--rdma-provider` names is in [`super::provider`].
 
-use std::sync::Arc;
-
 use mount_options::{ProviderChoice, RdmaSettings};
-use rdma::Provider;
-
-/// `provider` carrying `--wan`'s emulated link. Only the soft provider: it tells the wrapper what the
-/// peer's own RDMA Reads and Writes moved (a device cannot), and a real RDMA path has its own distance.
-pub fn over_link(provider: Arc<dyn Provider>, link: &Arc<wan::Link>) -> Result<Arc<dyn Provider>, String> {
-    if !provider.name().starts_with("soft") {
-        return Err(format!(
-            "--wan emulates RDMA over the soft provider only (this is {}): use --rdma-provider soft, or the \
-             real path's own distance",
-            provider.name()
-        ));
-    }
-    Ok(Arc::new(wan::rdma::WanProvider::new(provider, Arc::clone(link))))
-}
 
 /// The settings a client's `--rdma-provider`, `--rdma-credits` and `--rdma-inline` give (each flag
 /// already parsed; `None`: not given), the Linux client's defaults where a flag is absent.

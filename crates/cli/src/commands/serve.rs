@@ -287,7 +287,9 @@ fn rdma_listeners(
     let provider = open_provider(args.rdma_provider).map_err(Failure::Run)?;
     // The RDMA wire baseline goes through the same provider, so through the link too.
     let provider = match link {
-        Some(link) => crate::commands::rdma_flags::over_link(provider, link).map_err(Failure::Usage)?,
+        Some(link) => {
+            nfs_client::rdma::provider_over_link(provider, link).map_err(|e| Failure::Usage(e.to_string()))?
+        }
         None => provider,
     };
     let listeners = addrs

@@ -17,8 +17,8 @@ use anyhow::Context;
 use args::{Eta, RunArgs};
 use bench::{EngineConfig, LiveCounters};
 use clients::MpiClients;
-use mount_options::MountSpec;
-use nfs_client::{NfsClient, RdmaConfig};
+use mount_options::{MountConfig, MountSpec};
+use nfs_client::{ClientError, NfsClient};
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -205,46 +205,35 @@ fn said_failures(failures: &[String]) -> Result<(), CliError> {
 
 /// The client mounted as `-o` asks, or the exit status that says why not.
 async fn mount(args: &RunArgs, spec: &MountSpec, me: &Me) -> Result<NfsClient, CliError> {
-    // `--wan`: one link for every connection of this client, TCP and RDMA alike.
-    let link = args.wan.clone().map(wan::Link::new);
-    let rdma = match spec.proto {
-        mount_options::Proto::Rdma => Some(rdma_config(args, me, link.as_ref())?),
-        mount_options::Proto::Tcp => {
-            if let Some(flag) = args.rdma_flag_given() {
-                return Err(me.usage(&format!("{flag} applies to proto=rdma only (this mount is proto=tcp)")));
-            }
-            None
+    let rdma = super::rdma_flags::rdma_settings(args.rdma_provider, args.rdma_credits, args.rdma_inline);
+    // `--wan`: one link for every connection of this client, TCP and RDMA alike (the client applies it).
+    let config = MountConfig { spec: spec.clone(), rdma, link: args.wan.clone() };
+    let mut builder = NfsClient::builder(&config);
+    if config.is_rdma() {
+        let provider = super::provider::open_provider(config.rdma.provider).map_err(|message| me.failed(&message))?;
+        builder = builder.rdma_provider(provider);
+        // Every report must say which provider carried the I/O (and the link it carries, if any).
+        let rdma = builder.rdma().map_err(|e| mount_failed(args, me, e))?;
+        if let (Some(rdma), true) = (rdma, me.speaks()) {
+            eprintln!("nfsbench: RPC-over-RDMA over {}", rdma.provider.name());
         }
-    };
-    if let (Some(link), true) = (&link, me.speaks()) {
-        eprintln!("nfsbench: emulating a long-distance link on the client side: {} (TCP and RDMA alike)", link.spec);
+    } else if let Some(flag) = args.rdma_flag_given() {
+        return Err(me.usage(&format!("{flag} applies to proto=rdma only (this mount is proto=tcp)")));
     }
-    // Over RDMA the link rides in the provider (see `rdma_config`), not in the TCP connections.
-    let tcp_link = link.filter(|_| spec.proto == mount_options::Proto::Tcp);
-    match NfsClient::mount_with_link(spec, rdma, tcp_link).await {
-        Ok(client) => Ok(client),
-        Err(nfs_client::ClientError::Unsupported(what)) => Err(me.usage(&what)),
-        Err(e) => Err(me.failed(&format!("mounting {}: {e}", args.target))),
+    if let (Some(link), true) = (&config.link, me.speaks()) {
+        eprintln!("nfsbench: emulating a long-distance link on the client side: {link} (TCP and RDMA alike)");
     }
+    builder.mount().await.map_err(|e| mount_failed(args, me, e))
 }
 
-/// The RDMA provider and settings of `--rdma-*`; the provider used is named on stderr, since every report
-/// must say which one carried the I/O. `link`: the long-distance link of `--wan`, which the provider is
-/// to carry.
-fn rdma_config(args: &RunArgs, me: &Me, link: Option<&Arc<wan::Link>>) -> Result<RdmaConfig, CliError> {
-    let settings = super::rdma_flags::rdma_settings(args.rdma_provider, args.rdma_credits, args.rdma_inline);
-    let provider = super::provider::open_provider(settings.provider).map_err(|message| me.failed(&message))?;
-    let provider = match link {
-        Some(link) => super::rdma_flags::over_link(provider, link).map_err(|message| me.usage(&message))?,
-        None => provider,
-    };
-    if me.speaks() {
-        eprintln!("nfsbench: RPC-over-RDMA over {}", provider.name());
+/// A mount refused for what this client does not do or cannot combine is a usage error; anything else
+/// a failure naming the target.
+fn mount_failed(args: &RunArgs, me: &Me, e: ClientError) -> CliError {
+    match e {
+        ClientError::Unsupported(what) => me.usage(&what),
+        e @ ClientError::LinkNeedsSoftProvider { .. } => me.usage(&e.to_string()),
+        e => me.failed(&format!("mounting {}: {e}", args.target)),
     }
-    let mut config = RdmaConfig::new(provider);
-    config.credits = settings.credits;
-    config.inline_size = settings.inline_size;
-    Ok(config)
 }
 
 /// The first SIGINT stops the jobs as fio does (I/O in flight completes, results are printed); a second

@@ -223,3 +223,29 @@ fn deadlines_are_checked_ten_times_per_timeo_within_bounds() {
     assert_eq!(tick(10), Duration::from_millis(5));
     assert_eq!(tick(60_000), secs(1));
 }
+
+#[test]
+fn a_hard_mount_keeps_going_past_its_major_timeouts_and_says_not_responding_once() {
+    use crate::responsiveness::Responsiveness;
+    let server = "127.0.0.1:2049".parse().expect("address");
+    let t0 = Instant::now();
+    let mut table = CallTable::new(policy(1, 1, true), Recovery::Retransmit);
+    let _rx = send(&mut table, 4, t0);
+    let responsiveness = Responsiveness::default();
+    let (mut said, mut majors) = (Vec::new(), Vec::new());
+    for s in 1..=10 {
+        let e = table.expire(t0 + secs(s));
+        assert!(e.failed.is_empty(), "a hard mount fails nothing");
+        if e.major > 0 {
+            majors.push(s);
+        }
+        if let Some(notice) = responsiveness.major_timeouts(e.major, server, true) {
+            said.push((s, notice.to_string()));
+        }
+        send_waiting(&mut table);
+    }
+    // timeo=1s, retrans=1: timeouts at 1, 3 (major), 4, 6 (major), 7, 9 (major).
+    assert_eq!(majors, [3, 6, 9]);
+    assert_eq!(said, [(3, "nfs: server 127.0.0.1:2049 not responding, still trying".to_string())]);
+    assert_eq!(table.len(), 1, "still outstanding");
+}

@@ -40,10 +40,16 @@ async fn calls_take_the_links_round_trip_on_every_connection_and_after_a_reconne
     let options = "nconnect=2,hard,timeo=600";
     let config = over_link(spec(proxy.addr.port(), options));
     let client = NfsClient::builder(&config).mount().await.expect("mount");
-    for _ in 0..4 {
-        let took = timed_getattr(&client).await;
-        assert!(took >= RTT && took < RTT * 2, "a GETATTR took {took:?} over a {RTT:?} link");
+    // Every call pays the round trip. A delay applied twice would make every call take 2 × RTT or more,
+    // so the fastest of eight must stay under that: one call late because the machine is loaded does not
+    // fail the test, a link that delays twice does.
+    let mut took = Vec::new();
+    for _ in 0..8 {
+        took.push(timed_getattr(&client).await);
     }
+    assert!(took.iter().all(|t| *t >= RTT), "GETATTRs took {took:?} over a {RTT:?} link");
+    let fastest = took.iter().min().copied().unwrap_or_default();
+    assert!(fastest < RTT * 2, "the fastest GETATTR took {fastest:?} over a {RTT:?} link: {took:?}");
     // The addresses reported are the real connections' (the proxy's peers), not the relays' loopback pairs.
     let before = locals(&client);
     assert_eq!(before.len(), 2);

@@ -81,7 +81,9 @@ fn a_copy_in_flight_quarantines_the_slot_without_waiting_and_fails_at_its_end() 
     let lease = remote.lease(seg(handle, 0x10000, 8), Access::REMOTE_READ).expect("lease");
     let started = Instant::now();
     assert!(!local.deregister(handle), "the copy is still in flight");
-    assert!(started.elapsed() < Duration::from_millis(5), "deregistration waited {:?}", started.elapsed());
+    // This thread holds the lease, so a deregistration that waited for the copy would never return; the
+    // bound only says it did not spin long (generous: a loaded machine may preempt this thread).
+    assert!(started.elapsed() < Duration::from_millis(500), "deregistration waited {:?}", started.elapsed());
     assert!(local.is_quarantined(handle));
     assert!(matches!(local.sweep(Instant::now()), Sweep::Until(_)));
     // The quarantined slot is not handed out again while the counter is up.

@@ -57,6 +57,8 @@ def main(path, expect):
     if got["syncs"]:
         parts.append("syncs=%d" % got["syncs"])
     parts.append("connections=%d runtime=%d ms" % (got["connections"], job["job_runtime"]))
+    # The client's retransmissions over the run: a server counts a retransmitted call again.
+    parts.append("retrans=%d" % int(notes.get("rpc_retransmissions", 0)))
     print("%s: %s" % (job["jobname"], ", ".join(parts)))
     if bad:
         print("BAD: " + "; ".join(bad))

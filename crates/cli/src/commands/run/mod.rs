@@ -150,6 +150,7 @@ async fn run_jobs(
         ticker.stop().await;
     }
     let connections = client.connections();
+    let rpc = client.stats();
     if let Err(e) = client.unmount().await {
         me.say(&format!("unmounting {}: {e}", args.target));
     }
@@ -169,7 +170,7 @@ async fn run_jobs(
             eprintln!("nfsbench: note: {notice}");
         }
     }
-    let run = output::run_result(args, jobs, spec, &connections, engine_run.results, start_time);
+    let run = output::run_result(args, jobs, spec, (&connections, &rpc), engine_run.results, start_time);
     let Some(clients) = clients else {
         output::write(args, &run)?;
         for failure in &engine_run.failures {

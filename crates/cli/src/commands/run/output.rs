@@ -3,7 +3,7 @@
 use super::args::{Format, RunArgs};
 use anyhow::Context;
 use mount_options::{MountSpec, Proto};
-use nfs_client::ConnectionInfo;
+use nfs_client::{ClientStats, ConnectionInfo};
 use report::clients::ClientRun;
 use report::{JobResult, RunResult};
 use std::io::Write;
@@ -14,7 +14,7 @@ pub fn run_result(
     args: &RunArgs,
     jobs: &fio_job::JobSet,
     spec: &MountSpec,
-    connections: &[ConnectionInfo],
+    (connections, rpc): (&[ConnectionInfo], &ClientStats),
     results: Vec<JobResult>,
     start_time: SystemTime,
 ) -> RunResult {
@@ -23,7 +23,7 @@ pub fn run_result(
         global_options: jobs.global.0.clone(),
         start_time,
         percentile_list: jobs.jobs.iter().find_map(|j| j.percentile_list.clone()),
-        notes: notes(args, spec, connections),
+        notes: notes(args, spec, connections, rpc),
     }
 }
 
@@ -62,8 +62,8 @@ fn emit(args: &RunArgs, text_of: impl Fn(Format) -> anyhow::Result<String>) -> a
     }
 }
 
-/// What the run was against, for the report's "nfsbench" section.
-fn notes(args: &RunArgs, spec: &MountSpec, connections: &[ConnectionInfo]) -> Vec<(String, String)> {
+/// What the run was against and what its RPC layer went through, for the report's "nfsbench" section.
+fn notes(args: &RunArgs, spec: &MountSpec, connections: &[ConnectionInfo], rpc: &ClientStats) -> Vec<(String, String)> {
     // The connection names its transport, with the RDMA provider that carried it ("rdma (soft ...)").
     let transport = connections.first().map_or_else(
         || match spec.proto {
@@ -85,5 +85,13 @@ fn notes(args: &RunArgs, spec: &MountSpec, connections: &[ConnectionInfo]) -> Ve
         let local = c.local.map_or_else(|| "unconnected".to_string(), |a| a.to_string());
         notes.push((format!("connection.{i}"), format!("{local} -> {}", c.remote)));
     }
+    // The RPC layer's counters over the whole run (MOUNT's calls aside), as mountstats gives a kernel
+    // mount's: a server's own counters are read against them (a retransmitted WRITE is counted twice there).
+    notes.extend([
+        ("rpc_calls".to_string(), rpc.calls.to_string()),
+        ("rpc_retransmissions".to_string(), rpc.retransmissions.to_string()),
+        ("rpc_reconnects".to_string(), rpc.reconnects.to_string()),
+        ("rpc_major_timeouts".to_string(), rpc.major_timeouts.to_string()),
+    ]);
     notes
 }

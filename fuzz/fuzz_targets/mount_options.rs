@@ -5,13 +5,14 @@
 //! string (no NUL: no options). `MountSpec::parse` resolves no names (only `connection_addrs` and
 //! `server_addr` do, and they are called here only when no lookup can happen), so any target is fed.
 //! Must not panic; errors must print; and a spec that parses must survive its canonical option string:
-//! `parse(target, option_string())` gives the same spec (notices aside) and the same string again.
+//! `parse(target, option_string())` gives the same spec (notices aside) and the same string again, and
+//! its transport is the last one `Proto::from_entry` reads from the option string's `entries`.
 //! The whole text is also read as a `--wan` link spec (`LinkSpec::parse`): no panic, errors print, and
 //! a spec that parses prints as one that parses again.
 use std::net::IpAddr;
 
 use libfuzzer_sys::fuzz_target;
-use mount_options::{LinkSpec, MountSpec};
+use mount_options::{entries, LinkSpec, MountSpec, Proto};
 
 fn without_notices(mut spec: MountSpec) -> MountSpec {
     spec.notices.clear();
@@ -42,6 +43,8 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
+    let chosen = entries(options.unwrap_or("")).filter_map(|e| Proto::from_entry(&e)).last();
+    assert_eq!(chosen.unwrap_or(Ok(Proto::Tcp)), Ok(spec.proto), "{options:?}: the transport entries disagree");
     let printed = spec.option_string();
     let again = match MountSpec::parse(target, Some(&printed)) {
         Ok(again) => again,

@@ -5,10 +5,11 @@
 //! - Targets: `HOST:/EXPORT` (`[IPv6]:/EXPORT`) as mount.nfs takes them, or libnfs URLs
 //!   `nfs://HOST[:PORT]/EXPORT?version=3&nfsport=P&mountport=P&nconnect=N&uid=U&gid=G` (the authority's
 //!   port is the NFS port; the path is percent-decoded). `-o` options override URL parameters.
-//! - Options: comma separated `key`, `key=value`, `nokey`; the last occurrence wins, as in the kernel
-//!   (fs/nfs/fs_context.c). Applied: vers/nfsvers/v3, proto/tcp/rdma, port, mountport, mountproto,
-//!   mountvers, nconnect, remoteports, addr, rsize/wsize (rounded like Linux: [`kernel_io_size`]),
-//!   timeo, retrans, hard/soft/softerr, ro/rw, sec=sys.
+//! - Options: comma separated `key`, `key=value`, `nokey`, split by [`entries`]; the last occurrence
+//!   wins, as in the kernel (fs/nfs/fs_context.c). Applied: vers/nfsvers/v3, proto/tcp/rdma (read by
+//!   [`Proto::from_entry`], which callers may use too), port, mountport, mountproto, mountvers,
+//!   nconnect, remoteports, addr, rsize/wsize (rounded like Linux: [`kernel_io_size`]), timeo, retrans,
+//!   hard/soft/softerr, ro/rw, sec=sys.
 //! - Options that change nothing in nfsbench's client (attribute/lookup cache, locking, bg/fg, VFS
 //!   flags such as noatime, ...) are accepted after their value is checked, and each leaves one line in
 //!   [`MountSpec::notices`] saying why. So does any value Linux would change (`rsize=1000000` →
@@ -30,10 +31,12 @@
 
 mod addrs;
 mod config;
+mod entries;
 mod error;
 pub mod link;
 mod noop;
 mod options;
+mod proto;
 pub mod rdma;
 mod target;
 mod url;
@@ -41,15 +44,16 @@ mod url;
 #[cfg(test)]
 mod tests;
 
-use std::fmt;
 use std::net::IpAddr;
 use std::time::Duration;
 
 pub use addrs::MAX_REMOTEPORTS;
 pub use config::MountConfig;
+pub use entries::{entries, Entry};
 pub use error::{OptionsError, Origin};
 pub use link::{LinkSpec, LinkSpecError};
 pub use options::{kernel_io_size, DEFAULT_RETRANS, DEFAULT_TIMEO_DS, MAX_IO_SIZE, MAX_NCONNECT, MAX_TIMEO_DS};
+pub use proto::Proto;
 pub use rdma::{ProviderChoice, RdmaSettingError, RdmaSettings};
 
 /// IANA port `nfsrdma` (RFC 8267, IANA Considerations): what Linux uses for `proto=rdma` without `port=`.
@@ -58,22 +62,6 @@ pub const NFS_RDMA_PORT: u16 = 20049;
 pub const PORTMAPPER_PORT: u16 = 111;
 /// AUTH_SYS identity used when this process's cannot be read (`nobody`).
 pub const NOBODY: u32 = 65534;
-
-/// The transport under RPC.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Proto {
-    Tcp,
-    Rdma,
-}
-
-impl fmt::Display for Proto {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Proto::Tcp => "tcp",
-            Proto::Rdma => "rdma",
-        })
-    }
-}
 
 /// Everything nfsbench's client needs to mount an export and connect to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,7 +128,7 @@ impl MountSpec {
         for (key, value) in &target.params {
             url::apply(&mut st, key, value.as_deref())?;
         }
-        for entry in options.unwrap_or("").split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        for entry in entries(options.unwrap_or("")) {
             options::apply(&mut st, &options::Opt::new(entry, Origin::MountOption))?;
         }
         Ok(finish(st, target.server, target.export))

@@ -1,12 +1,13 @@
 //! The parse state, and the mount options nfsbench's client applies (vers, proto, port, nconnect,
-//! remoteports, rsize/wsize, timeo/retrans, hard/soft, ro/rw, sec, addr, ...). Options without effect
-//! and options refused by name live in `noop.rs`.
+//! remoteports, rsize/wsize, timeo/retrans, hard/soft, ro/rw, sec, addr, ...). The transport entries
+//! are read in `proto.rs`; options without effect and options refused by name live in `noop.rs`.
 
 use std::net::IpAddr;
 use std::ops::RangeInclusive;
 
+use crate::entries::Entry;
 use crate::error::{OptionsError, Origin};
-use crate::{addrs, noop, Proto};
+use crate::{addrs, noop, proto, Proto};
 
 /// Largest rsize/wsize the Linux client uses (`NFS_MAX_FILE_IO_SIZE`), and nfsbench's default.
 pub const MAX_IO_SIZE: u32 = 1_048_576;
@@ -44,12 +45,8 @@ pub(crate) struct Opt<'a> {
 }
 
 impl<'a> Opt<'a> {
-    pub fn new(raw: &'a str, origin: Origin) -> Self {
-        let (key, value) = match raw.split_once('=') {
-            Some((k, v)) => (k, Some(v)),
-            None => (raw, None),
-        };
-        Opt { origin, raw, key, value }
+    pub fn new(entry: Entry<'a>, origin: Origin) -> Self {
+        Opt { origin, raw: entry.raw, key: entry.key, value: entry.value }
     }
 
     pub fn flag(&self) -> Result<(), OptionsError> {
@@ -153,35 +150,19 @@ impl State {
 }
 
 const V3_ONLY: &str = "nfsbench speaks NFSv3 only";
-const TCP_ONLY: &str = "nfsbench's client speaks TCP and RDMA only";
-const FAMILY: &str = "the address family follows the server address: write an IPv6 server as [ADDR]:/EXPORT";
+pub(crate) const FAMILY: &str = "the address family follows the server address: write an IPv6 server as [ADDR]:/EXPORT";
 
 /// Applies one mount option (URL parameters with mount-option semantics come here too).
 pub(crate) fn apply(st: &mut State, o: &Opt<'_>) -> Result<(), OptionsError> {
+    if let Some(chosen) = proto::read(o) {
+        st.proto = chosen?;
+        return Ok(());
+    }
     match o.key {
         "vers" | "nfsvers" => version(o, o.value()?),
         "v2" | "v3" | "v4" | "v4.0" | "v4.1" | "v4.2" => {
             o.flag()?;
             version(o, &o.key[1..])
-        }
-        "proto" => {
-            st.proto = match o.value()? {
-                "tcp" => Proto::Tcp,
-                "rdma" => Proto::Rdma,
-                "udp" => return Err(o.unsupported(TCP_ONLY)),
-                "tcp6" | "rdma6" | "udp6" => return Err(o.unsupported(FAMILY)),
-                _ => return Err(o.bad("proto is tcp or rdma")),
-            };
-            Ok(())
-        }
-        "tcp" | "rdma" => {
-            o.flag()?;
-            st.proto = if o.key == "tcp" { Proto::Tcp } else { Proto::Rdma };
-            Ok(())
-        }
-        "udp" => {
-            o.flag()?;
-            Err(o.unsupported(TCP_ONLY))
         }
         "port" => {
             st.port = Some(port(o)?);

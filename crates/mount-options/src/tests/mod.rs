@@ -1,5 +1,6 @@
 //! Unit tests, named as the sentences they check.
 
+mod entries;
 mod errors;
 mod options;
 mod roundtrip;

@@ -1,7 +1,8 @@
 #![no_main]
 //! `nfsbench compare` plan files (crates/compare: plan_file::parse, then validate) on arbitrary text.
 //! Must not panic; every error must print; a plan that validates must give its cases' mount options,
-//! workloads' fio arguments and sweeps' points without panicking.
+//! workloads' fio arguments and sweeps' points without panicking, and each runnable case's
+//! `mount_config()` must parse (validation read the same options against the same target).
 use compare::plan_file::{parse, Defaults};
 use compare::validate::validate;
 use libfuzzer_sys::fuzz_target;
@@ -13,8 +14,13 @@ fuzz_target!(|data: &[u8]| {
         Ok(plan) => match validate(&plan, "127.0.0.1:/export") {
             Ok(unsupported) => {
                 assert_eq!(unsupported.len(), plan.cases.len());
-                for c in &plan.cases {
+                for (c, why) in plan.cases.iter().zip(&unsupported) {
                     let _ = c.mount_options();
+                    if why.is_none() {
+                        if let Err(e) = c.mount_config() {
+                            panic!("case '{}' validated but its mount does not parse: {e}", c.name);
+                        }
+                    }
                 }
                 for w in &plan.workloads {
                     let _ = (w.description(), w.fio_args(Duration::from_millis(300), Duration::ZERO));

@@ -12,7 +12,7 @@ use crate::results::Report;
 use crate::summarize::{headline, summarize, Context, Outcome};
 use crate::validate::Unsupported;
 use crate::wire_baselines::{self, BaselineError, Responders};
-use mount_options::{MountSpec, OptionsError};
+use mount_options::OptionsError;
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::PathBuf;
@@ -276,9 +276,8 @@ fn embedded_config(plan: &Plan, cases: &[&Case], setup: &Setup, rdma: bool) -> R
 fn loopback_addrs(cases: &[&Case]) -> Result<Vec<IpAddr>, RunError> {
     let mut addrs = vec![IpAddr::V4(Ipv4Addr::LOCALHOST)];
     for case in cases {
-        let spec = MountSpec::parse("127.0.0.1:/export", Some(&case.mount_options()))
-            .map_err(|source| RunError::Options { case: case.name.clone(), source })?;
-        for a in spec.remoteports {
+        let config = case.mount_config().map_err(|source| RunError::Options { case: case.name.clone(), source })?;
+        for a in config.spec.remoteports {
             if !a.is_loopback() {
                 return Err(RunError::NotLoopback { case: case.name.clone(), addr: a });
             }

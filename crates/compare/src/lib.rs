@@ -23,6 +23,7 @@ pub mod plan;
 pub mod plan_file;
 pub mod prediction;
 pub mod progress;
+mod proto_serde;
 pub mod render;
 pub mod results;
 pub mod size;

@@ -4,8 +4,12 @@
 
 use crate::results::Metric;
 use crate::size::{fio_size, format_size};
-use mount_options::LinkSpec;
+use mount_options::{LinkSpec, MountConfig, MountSpec, OptionsError, Proto};
 use std::time::Duration;
+
+/// The target a case's own [`MountConfig`] is parsed against: only the case's options decide what the
+/// model and the embedded server read from it (transport, connections, sizes, remoteports).
+const PLACEHOLDER_TARGET: &str = "127.0.0.1:/export";
 
 /// What to run.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,8 +36,10 @@ pub struct Plan {
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Case {
     pub name: String,
+    /// As written: NFSv4 cases load and are reported as not supported yet.
     pub vers: String,
-    pub proto: String,
+    #[serde(with = "crate::proto_serde")]
+    pub proto: Proto,
     pub nconnect: u32,
     pub remoteports: Option<String>,
     pub rsize: Option<u64>,
@@ -46,12 +52,14 @@ pub struct Case {
 
 impl Case {
     /// A case from a name and a mount option string ("vers=3,proto=rdma,nconnect=2"): vers, proto,
-    /// nconnect, remoteports, rsize and wsize become fields, the rest stays in `options`.
+    /// nconnect, remoteports, rsize and wsize become fields, the rest stays in `options`. A transport
+    /// entry the client refuses (`proto=udp`) stays in `options` as written, so that validation reports
+    /// it as the client would.
     pub fn from_options(name: &str, options: &str) -> Case {
         let mut case = Case {
             name: name.to_string(),
             vers: "3".into(),
-            proto: "tcp".into(),
+            proto: Proto::Tcp,
             nconnect: 1,
             remoteports: None,
             rsize: None,
@@ -61,17 +69,18 @@ impl Case {
             rdma_inline: None,
         };
         let mut rest = Vec::new();
-        for item in options.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let (key, value) = item.split_once('=').map_or((item, None), |(k, v)| (k, Some(v)));
-            match (key, value) {
+        for entry in mount_options::entries(options) {
+            if let Some(Ok(proto)) = Proto::from_entry(&entry) {
+                case.proto = proto;
+                continue;
+            }
+            match (entry.key, entry.value) {
                 ("vers" | "nfsvers", Some(v)) => case.vers = v.to_string(),
-                ("proto", Some(v)) => case.proto = v.to_string(),
-                ("tcp" | "rdma", None) => case.proto = key.to_string(),
                 ("nconnect", Some(v)) if v.parse::<u32>().is_ok() => case.nconnect = v.parse().unwrap_or(1),
                 ("remoteports", Some(v)) => case.remoteports = Some(v.to_string()),
                 ("rsize", Some(v)) if v.parse::<u64>().is_ok() => case.rsize = v.parse().ok(),
                 ("wsize", Some(v)) if v.parse::<u64>().is_ok() => case.wsize = v.parse().ok(),
-                _ => rest.push(item),
+                _ => rest.push(entry.raw),
             }
         }
         if !rest.is_empty() {
@@ -103,7 +112,26 @@ impl Case {
     }
 
     pub fn is_rdma(&self) -> bool {
-        self.proto == "rdma"
+        self.proto == Proto::Rdma
+    }
+
+    /// The mount this case describes, read once by the client's own parser: [`Self::mount_options`]
+    /// against a placeholder target, with the case's RDMA credits and inline threshold.
+    pub fn mount_config(&self) -> Result<MountConfig, OptionsError> {
+        self.mount_config_for(PLACEHOLDER_TARGET)
+    }
+
+    /// [`Self::mount_config`] against the plan's real target (`HOST:/EXPORT` or an `nfs://` URL, whose
+    /// parameters the case's options then override).
+    pub fn mount_config_for(&self, target: &str) -> Result<MountConfig, OptionsError> {
+        let mut config = MountConfig::new(MountSpec::parse(target, Some(&self.mount_options()))?);
+        if let Some(credits) = self.rdma_credits {
+            config.rdma.credits = credits;
+        }
+        if let Some(inline) = self.rdma_inline {
+            config.rdma.inline_size = inline;
+        }
+        Ok(config)
     }
 }
 

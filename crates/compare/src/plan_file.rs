@@ -40,6 +40,7 @@
 use crate::plan::{metric_for, Case, Plan, SweepParameter, SweepSpec, SweepValueError, Workload};
 use crate::results::Metric;
 use crate::size::parse_size;
+use mount_options::{Entry, Proto};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -218,15 +219,22 @@ fn case_from_file(c: CaseFile) -> Result<Case, PlanFileError> {
     if let Some(v) = c.vers {
         case.vers = v.text();
     }
-    if let Some(p) = c.proto {
-        case.proto = p;
+    // Read as the entry `proto=NAME`; one the client refuses stays an option, as `--case` keeps it.
+    let mut refused_proto = None;
+    if let Some(name) = c.proto {
+        let raw = format!("proto={name}");
+        match Proto::from_entry(&Entry::parse(&raw)) {
+            Some(Ok(proto)) => case.proto = proto,
+            _ => refused_proto = Some(raw),
+        }
     }
     case.nconnect = c.nconnect.unwrap_or(1);
     case.remoteports = c.remoteports;
     let what = |k: &str| format!("case '{}': {k}", c.name);
     case.rsize = c.rsize.map(|s| s.size(&what("rsize"))).transpose()?;
     case.wsize = c.wsize.map(|s| s.size(&what("wsize"))).transpose()?;
-    case.options = c.options.filter(|o| !o.trim().is_empty());
+    let options: Vec<String> = refused_proto.into_iter().chain(c.options.filter(|o| !o.trim().is_empty())).collect();
+    case.options = (!options.is_empty()).then(|| options.join(","));
     case.rdma_credits = c.rdma_credits;
     case.rdma_inline = c.rdma_inline.map(|s| s.size(&what("rdma_inline"))).transpose()?.map(|v| v as u32);
     Ok(case)

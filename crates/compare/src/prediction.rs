@@ -18,7 +18,7 @@ const SERVER_DEFAULT_CREDITS: u32 = 64;
 const MIN_SERVICE: Duration = Duration::from_micros(10);
 
 /// Predictions for `case`'s points of a round-trip sweep, `(workload, measured cell)` in any order;
-/// `None` for each when the model does not apply (a mixed read/write job, an unknown proto).
+/// `None` for each when the model does not apply (a mixed read/write job, options the client refuses).
 pub fn sweep_predictions(
     plan: &Plan,
     case: &Case,
@@ -57,10 +57,7 @@ fn lan_input(plan: &Plan, case: &Case, workload: &Workload, lan: &Cell) -> Optio
     // The server grants at most what the plan's largest ask made it grant (the embedded server), or its
     // default; the client asks for the case's credits or Linux's 128.
     let granted = plan.cases.iter().filter_map(|c| c.rdma_credits).max().unwrap_or(SERVER_DEFAULT_CREDITS);
-    let spec = mount_options::MountSpec::parse("server:/export", Some(&case.mount_options())).ok()?;
-    let mut config = mount_options::MountConfig::new(spec);
-    config.rdma.credits = case.rdma_credits.unwrap_or(config.rdma.credits);
-    config.rdma.inline_size = case.rdma_inline.unwrap_or(config.rdma.inline_size);
+    let config = case.mount_config().ok()?;
     let mut mount = model::Mount::from_config(&config);
     mount.rdma_credits = mount.rdma_credits.min(granted);
     let load =

@@ -2,6 +2,7 @@
 //! serialisable, so that a report can be re-rendered from `report.json` and tests can build one by hand.
 
 use crate::plan::Case;
+use mount_options::Proto;
 use serde::{Deserialize, Serialize};
 
 /// A whole comparison: what ran, where, and what came out.
@@ -154,8 +155,8 @@ pub struct Ratio {
 /// report), for showing storage results as a fraction of their wire.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct WireBaseline {
-    /// "tcp" or "rdma".
-    pub proto: String,
+    #[serde(with = "crate::proto_serde")]
+    pub proto: Proto,
     /// Connections (TCP) or queue pairs (RDMA) used at once: the cases with this `nconnect` are
     /// compared with it.
     pub connections: u32,

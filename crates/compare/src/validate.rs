@@ -4,7 +4,7 @@
 //! reported as "not supported yet" with the client's reason.
 
 use crate::plan::{Plan, SweepParameter};
-use mount_options::{MountSpec, OptionsError};
+use mount_options::OptionsError;
 use std::collections::HashSet;
 
 /// Per case (in plan order), why it cannot run, or `None`.
@@ -78,7 +78,7 @@ pub fn validate(plan: &Plan, target: &str) -> Result<Unsupported, PlanError> {
         if let Some(i) = case.rdma_inline.filter(|i| !(1024..=65536).contains(i)) {
             return Err(PlanError::RdmaInline { case: case.name.clone(), inline: i });
         }
-        match MountSpec::parse(target, Some(&case.mount_options())) {
+        match case.mount_config_for(target) {
             Ok(_) => unsupported.push(None),
             Err(OptionsError::Unsupported { option, reason, .. }) => {
                 unsupported.push(Some(format!("not supported yet: {option} ({reason})")));

@@ -5,6 +5,7 @@
 
 use crate::plan::Case;
 use crate::results::WireBaseline;
+use mount_options::Proto;
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -59,7 +60,7 @@ pub fn measure(
                     .await
                     .map_err(failed("RDMA ping-pong", addr))?;
                 WireBaseline {
-                    proto: "rdma".into(),
+                    proto: Proto::Rdma,
                     connections,
                     description: format!(
                         "RDMA Write, {}, {connections} queue pair{}, 1 MiB messages",
@@ -78,7 +79,7 @@ pub fn measure(
                     .await
                     .map_err(failed("TCP ping-pong", addr))?;
                 WireBaseline {
-                    proto: "tcp".into(),
+                    proto: Proto::Tcp,
                     connections,
                     description: format!("TCP stream to {addr}, {connections} connection{}", plural(connections)),
                     bandwidth_mbs: stream.mbs(),

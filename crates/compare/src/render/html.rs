@@ -188,7 +188,7 @@ fn cases_table(s: &mut String, report: &Report) {
             esc(&c.name),
             if c.name == report.baseline_case { "<span class=\"tag\">baseline</span>" } else { "" },
             esc(&c.vers),
-            esc(&c.proto),
+            c.proto,
             c.nconnect,
             esc(c.remoteports.as_deref().unwrap_or("-")),
             esc(&io_sizes(c)),

@@ -117,14 +117,14 @@ pub fn sample_report() -> Report {
         ],
         wire: vec![
             WireBaseline {
-                proto: "tcp".into(),
+                proto: mount_options::Proto::Tcp,
                 connections: 1,
                 description: "TCP stream, 127.0.0.1, 1 connection".into(),
                 bandwidth_mbs: 5177.0,
                 round_trip_us: 78.0,
             },
             WireBaseline {
-                proto: "rdma".into(),
+                proto: mount_options::Proto::Rdma,
                 connections: 1,
                 description: "RDMA Write, soft provider, 1 MiB messages, 16 in flight".into(),
                 bandwidth_mbs: 22365.0,

@@ -150,7 +150,7 @@ pub(super) fn efficiency(s: &mut String, report: &Report) {
         let _ = write!(
             s,
             "<tr><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-            esc(&b.proto),
+            b.proto,
             b.connections,
             esc(&b.description),
             number(b.bandwidth_mbs),

@@ -10,10 +10,11 @@
 # 1.0, else "faster"/"slower" (with 3 reps or more). The RDMA cells run over the soft provider (no RDMA device): it stands in
 # for a NIC, and this host's CPUs do its copies.
 #
-# usage: bench/before-after.sh BEFORE_BIN AFTER_BIN [--reps N] [--runtime DUR] [--out DIR]
+# usage: bench/before-after.sh BEFORE_BIN AFTER_BIN [--reps N] [--runtime DUR] [--out DIR] [-- COMPARE_ARGS...]
 #   --reps N        repetitions per binary (default 4)
 #   --runtime DUR   measured time per cell, compare's syntax (default 2s; ramp 500ms)
 #   --out DIR       where each compare run writes (default /tmp/nfsbench-before-after-DATE)
+#   -- ARGS         more `nfsbench compare` arguments, e.g. -- --cases rdma --workloads seq-read-1m
 set -euo pipefail
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -25,6 +26,7 @@ while [ $# -gt 0 ]; do
     --reps) REPS=${2:?--reps N}; shift 2 ;;
     --runtime) RUNTIME=${2:?--runtime DUR}; shift 2 ;;
     --out) OUT=${2:?--out DIR}; shift 2 ;;
+    --) shift; break ;;
     *) usage ;;
   esac
 done
@@ -40,7 +42,7 @@ for rep in $(seq 1 "$REPS"); do
     bin=$BEFORE; [ "$side" = after ] && bin=$AFTER
     dir=$OUT/$side-$rep
     echo "rep $rep/$REPS: $side" >&2
-    "$bin" compare --no-wire --reps 1 --runtime "$RUNTIME" --ramp-time 500ms --out "$dir" > "$dir.log" 2>&1 \
+    "$bin" compare --no-wire --reps 1 --runtime "$RUNTIME" --ramp-time 500ms --out "$dir" "$@" > "$dir.log" 2>&1 \
       || { tail -n 20 "$dir.log" >&2; echo "before-after: $side rep $rep failed (log $dir.log)" >&2; exit 1; }
   done
 done

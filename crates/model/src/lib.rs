@@ -94,4 +94,4 @@ pub use placement::{placement, Placement, RpcShape};
 pub use predict::{predict, sweep};
 
 #[cfg(test)]
-mod study_tests;
+mod tests;

@@ -70,7 +70,7 @@ fn reads_every_documented_key() {
 
 #[test]
 fn the_documented_example_in_the_module_header_is_valid() {
-    let doc = include_str!("../serve_config.rs");
+    let doc = include_str!("mod.rs");
     let example: String = doc
         .lines()
         .skip_while(|l| !l.starts_with("//! ```toml"))

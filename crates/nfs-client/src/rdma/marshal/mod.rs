@@ -231,5 +231,4 @@ pub(crate) fn whole_call(call: &RpcCall) -> Bytes {
 }
 
 #[cfg(test)]
-#[path = "marshal_tests.rs"]
 mod tests;

@@ -180,5 +180,4 @@ impl Channel for ShmChannel {
 }
 
 #[cfg(test)]
-#[path = "shm_tests.rs"]
 mod tests;

@@ -555,5 +555,4 @@ impl rdma::Registration for SlotRegistration {
 }
 
 #[cfg(test)]
-#[path = "keytable_tests.rs"]
 mod tests;

@@ -1,6 +1,6 @@
 //! `mpirun -np N nfsbench run ...`: every rank is a client running the whole job against the target.
 //! The ranks agree at each step whether to go on (a rank that cannot read its job file or mount stops
-//! them all), start each group together ([`bench::Peers`]), and hand their results to rank 0, which merges
+//! them all), start each group together ([`load_engine::Peers`]), and hand their results to rank 0, which merges
 //! them exactly ([`report::clients`]) and alone prints and writes: every client's rows, then "All
 //! clients", in fio's client-mode layout.
 
@@ -16,7 +16,7 @@ pub struct MpiClients {
     mpi: Mpi,
 }
 
-impl bench::Peers for MpiClients {
+impl load_engine::Peers for MpiClients {
     fn rank(&self) -> usize {
         self.mpi.rank()
     }
@@ -60,7 +60,7 @@ impl MpiClients {
 
     /// Whether every rank got this far without trouble (a barrier too).
     pub fn all_ok(&self, ok: bool) -> bool {
-        bench::Peers::all_ok(self, ok)
+        load_engine::Peers::all_ok(self, ok)
     }
 
     /// Sends this rank's run and failures to rank 0; at rank 0, every rank's in rank order.

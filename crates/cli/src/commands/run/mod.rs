@@ -2,7 +2,7 @@
 //!
 //! The command line is split ([`args`]); the job file and fio options become a [`fio_job::JobSet`]; the
 //! target and `-o` options a [`mount_options::MountSpec`]; the client mounts the export and the engine
-//! ([`bench::run`]) runs the groups; the results are written as fio writes them (normal, json, json+).
+//! ([`load_engine::run`]) runs the groups; the results are written as fio writes them (normal, json, json+).
 //! Started by `mpirun -np N`, every rank is one client and rank 0 writes the merged result ([`clients`]).
 //!
 //! Exit status: 0 success; 1 the run failed (an I/O or verify error, the server unreachable); 2 bad usage
@@ -15,8 +15,8 @@ mod progress;
 
 use anyhow::Context;
 use args::{Eta, RunArgs};
-use bench::{EngineConfig, LiveCounters};
 use clients::MpiClients;
+use load_engine::{EngineConfig, LiveCounters};
 use mount_options::{MountConfig, MountSpec};
 use nfs_client::{ClientError, NfsClient};
 use std::sync::Arc;
@@ -133,7 +133,7 @@ async fn run_jobs(
         Err(e) => return Err(e),
     };
     let live = Arc::new(LiveCounters::default());
-    let peers = clients.clone().map(|c| c as Arc<dyn bench::Peers>);
+    let peers = clients.clone().map(|c| c as Arc<dyn load_engine::Peers>);
     let config = EngineConfig { export: spec.export.clone(), live: live.clone(), verbose_layout: me.speaks(), peers };
     let show_progress = me.speaks()
         && match args.eta {
@@ -144,7 +144,7 @@ async fn run_jobs(
     let ticker = show_progress.then(|| progress::spawn(live.clone(), jobs));
     let interrupts = tokio::spawn(stop_on_interrupt(live.clone()));
     let start_time = SystemTime::now();
-    let outcome = bench::run(&client, jobs, &config).await;
+    let outcome = load_engine::run(&client, jobs, &config).await;
     interrupts.abort();
     if let Some(ticker) = ticker {
         ticker.stop().await;
@@ -156,13 +156,15 @@ async fn run_jobs(
     }
     let engine_run = match outcome {
         Ok(run) => run,
-        Err(bench::EngineError::Usage(message)) => return Err(me.usage(&message)),
-        Err(e @ bench::EngineError::Task(_)) if clients.is_some() => {
+        Err(load_engine::EngineError::Usage(message)) => return Err(me.usage(&message)),
+        Err(e @ load_engine::EngineError::Task(_)) if clients.is_some() => {
             // The ranks are no longer in step: end now, and mpirun ends the others.
             me.say(&e.to_string());
             std::process::exit(1);
         }
-        Err(bench::EngineError::Peer { .. }) if !me.speaks() => return Err(CliError::Reported(ExitKind::Failure)),
+        Err(load_engine::EngineError::Peer { .. }) if !me.speaks() => {
+            return Err(CliError::Reported(ExitKind::Failure))
+        }
         Err(e) => return Err(me.failed(&e.to_string())),
     };
     if me.speaks() {

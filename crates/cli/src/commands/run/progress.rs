@@ -2,7 +2,7 @@
 //! IOPS][eta 00m:39s]`), once a second: redrawn in place on a terminal, one line per second otherwise
 //! (`--eta=always` into a file or pipe).
 
-use bench::LiveCounters;
+use load_engine::LiveCounters;
 use report::{Progress, ProgressSnapshot};
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;

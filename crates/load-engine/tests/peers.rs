@@ -3,7 +3,7 @@
 //! next group instead of leaving them waiting. The clients are threads here, in step through a barrier
 //! (under mpirun they are processes in step through MPI).
 
-use bench::{EngineConfig, EngineError, EngineRun, LiveCounters, Peers};
+use load_engine::{EngineConfig, EngineError, EngineRun, LiveCounters, Peers};
 use mount_options::MountConfig;
 use nfs_client::NfsClient;
 use report::Dir;
@@ -67,7 +67,7 @@ fn run_clients(
                             verbose_layout: false,
                             peers: Some(Arc::new(peers)),
                         };
-                        let run = bench::run(&client, &jobs, &config).await;
+                        let run = load_engine::run(&client, &jobs, &config).await;
                         client.unmount().await.expect("unmount");
                         run
                     })
@@ -139,7 +139,7 @@ async fn a_named_file_is_shared_and_laid_out_once() {
     };
     let jobs = fio_job::parse(None, &args(&["--name=r", "--filename=shared", "--rw=read", "--bs=64k", "--size=2m"]))
         .expect("valid job");
-    bench::run(&alone, &jobs, &config).await.expect("runs alone");
+    load_engine::run(&alone, &jobs, &config).await.expect("runs alone");
     alone.unmount().await.expect("unmount");
     assert_eq!(written, single.server.nfs_calls(WRITE), "three clients laid the shared file out once");
     single.stop().await;

@@ -2,7 +2,7 @@
 //! corrupted byte, COMMITs from fsync=N, the random map, loops, time_based runs, and connections
 //! spread by nconnect/remoteports.
 
-use bench::{EngineConfig, EngineRun, LiveCounters};
+use load_engine::{EngineConfig, EngineRun, LiveCounters};
 use mount_options::MountConfig;
 use nfs_client::NfsClient;
 use nfs_server::{ConnectionInfo, Reply, Server};
@@ -33,7 +33,7 @@ async fn run(server: &TestServer, options: &str, args: &[&str]) -> EngineRun {
         verbose_layout: false,
         peers: None,
     };
-    let run = bench::run(&client, &jobs(args), &config).await.expect("engine runs");
+    let run = load_engine::run(&client, &jobs(args), &config).await.expect("engine runs");
     client.unmount().await.expect("unmount");
     run
 }
@@ -202,7 +202,7 @@ async fn nconnect_and_remoteports_spread_connections_over_the_server_addresses()
         peers: None,
     };
     let job = jobs(&["--name=s", "--rw=randread", "--bs=4k", "--size=1m", "--iodepth=32"]);
-    let r = bench::run(&client, &job, &config).await.expect("engine runs");
+    let r = load_engine::run(&client, &job, &config).await.expect("engine runs");
     assert!(r.failures.is_empty(), "{:?}", r.failures);
     let connections = client.connections();
     assert_eq!(connections.len(), 8);

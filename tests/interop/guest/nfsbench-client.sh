@@ -84,8 +84,8 @@ check_nfsd_clean() {
   [ "$(nfsd_drc_hits)" -le "$RETRANS" ] \
     || fail "knfsd's reply cache answered $(nfsd_drc_hits) retransmitted calls ($1); the client retransmitted $RETRANS"
 }
-# nb_retrans: the retransmissions of the last `nb` run, from its checker line.
-nb_retrans() { sed -n 's/.*retrans=\([0-9]*\).*/\1/p' <<< "$NB_LINE" | tail -n1; }
+# retrans_of TEXT: the retransmissions a checker line in TEXT reports (the last one; 0 without one).
+retrans_of() { sed -n 's/.*retrans=\([0-9]*\).*/\1/p' <<< "$1" | tail -n1 | grep . || echo 0; }
 
 # nb NAME SECS EXPECT... -- RUN-ARGS...: one `nfsbench run --name=NAME ... --output-format=normal,json`,
 # output in OUT/NAME.out, stderr in OUT/NAME.err; must exit 0 within SECS and pass
@@ -105,7 +105,7 @@ nb() {
     fail "nfsbench run --name=$name: exit status $rc: $(grep -m1 -E 'nfsbench|ERROR' "$OUT/$name.err" || true)"
   fi
   NB_LINE=$(python3 "$CHECK" "$OUT/$name.out" "${expect[@]}") || { echo "$NB_LINE"; fail "nfsbench run --name=$name: $(echo "$NB_LINE" | grep '^BAD')"; }
-  RETRANS=$((RETRANS + $(nb_retrans)))
+  RETRANS=$((RETRANS + $(retrans_of "$NB_LINE")))
   log "$NB_LINE (${NB_SECS} s wall)"
   check_nfsd_clean "after $name"
 }
@@ -182,7 +182,7 @@ syncs=$(sed -n 's/.*syncs=\([0-9]*\).*/\1/p' <<< "$NB_LINE")
 writes=$(($(nfsd_proc3 WRITE) - w0)) commits=$(($(nfsd_proc3 COMMIT) - c0))
 log "knfsd counted $writes WRITE and $commits COMMIT calls for this job; the client reports $syncs syncs"
 # Exactly the job's calls, plus at most the client's own retransmissions (each counted again by knfsd).
-rt=$(nb_retrans)
+rt=$(retrans_of "$NB_LINE")
 [ "$rt" = 0 ] || log "the client retransmitted $rt calls during this job (see rand4k.err)"
 [ "$writes" -ge $((RW / 4096)) ] && [ "$writes" -le $((RW / 4096 + rt)) ] \
   || fail "knfsd counted $writes WRITEs, the job issued $((RW / 4096)) and retransmitted $rt calls"
@@ -230,7 +230,7 @@ fi
 rc=0; wait $BG || rc=$?; BG=
 cat "$OUT/nc4.log"
 # The run was in a subshell: its retransmissions come from its log line.
-RETRANS=$((RETRANS + $(sed -n 's/.*nc4: .*retrans=\([0-9]*\).*/\1/p' "$OUT/nc4.log" | tail -n1 | grep . || echo 0)))
+RETRANS=$((RETRANS + $(retrans_of "$(grep 'nc4: ' "$OUT/nc4.log" || true)")))
 [ $rc = 0 ] || fail "$(sed -n 's/.*FAIL: //p' "$OUT/nc4.log" | head -n1)"
 s_nc4="nconnect=4 $(sed -n 's/.*nc4: read \([0-9.]* MiB\/s IOPS=[0-9]*\).*/\1/p' "$OUT/nc4.log" | head -n1)"
 if [ "$PROTO" = tcp ]; then

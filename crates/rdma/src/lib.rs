@@ -36,8 +36,6 @@ mod region;
 mod types;
 
 pub use error::{RdmaError, WcError};
-/// `--rdma-provider`'s choice is part of a mount's configuration; it lives, I/O-free, in `mount-options`.
-pub use mount_options::ProviderChoice;
 pub use provider::{next_completions, BoxFuture, Incoming, Listener, Provider, QueuePair};
 pub use region::{Access, MemoryRegion, RegBuf, Registration};
 pub use types::{Completion, CompletionKind, ConnectionInfo, PeerOneSided, QpConfig, RemoteSegment, WrId};

@@ -12,7 +12,7 @@ use anyhow::{anyhow, bail};
 use compare::plan::{Case, Plan, SweepParameter, SweepSpec};
 use compare::plan_file::{self, Defaults};
 use compare::size::parse_size;
-use rdma::ProviderChoice;
+use mount_options::ProviderChoice;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]

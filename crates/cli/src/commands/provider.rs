@@ -6,7 +6,8 @@
 
 use std::sync::Arc;
 
-use rdma::{Provider, ProviderChoice};
+use mount_options::ProviderChoice;
+use rdma::Provider;
 
 /// `nfsbench --version`'s long text: the version and the RDMA providers this build carries.
 #[cfg(feature = "verbs")]

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use rdma::ProviderChoice;
+use mount_options::ProviderChoice;
 
 use mount_options::rdma::{parse_credits, parse_inline};
 

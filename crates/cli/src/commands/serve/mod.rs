@@ -21,11 +21,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use mount_options::ProviderChoice;
 use nfs_server::backend::dir::DirBackend;
 use nfs_server::backend::mem::MemBackend;
 use nfs_server::backend::Backend;
 use nfs_server::{ExportConfig, Server, ServerConfig};
-use rdma::ProviderChoice;
 use server_rdma::{RdmaServer, RdmaServerConfig};
 use server_tcp::{Listeners, TcpServer, TransportStats};
 use tokio::signal::unix::{signal, SignalKind};

@@ -74,15 +74,20 @@ impl ClientSetup {
         o
     }
 
-    /// The full `nfsbench run` argument list; `link`: the long-distance link the client emulates.
+    /// The full `nfsbench run` argument list; `link`: the long-distance link the client emulates. A
+    /// kernel-engine case runs `nfsbench run --engine kernel`, which mounts the target with the case's
+    /// options, runs the jobs on the mount and reports what the kernel negotiated.
     pub fn run_args(&self, case: &Case, fio_args: &[String], link: Option<&LinkSpec>, json: &Path) -> Vec<String> {
         let mut args = vec!["run".to_string()];
         args.extend(fio_args.iter().cloned());
         args.extend(["--target".into(), self.target.clone(), "-o".into(), self.mount_options(case)]);
-        if let Some(link) = link {
+        if case.is_kernel() {
+            // Validation refused the link and nfsbench's RDMA flags for this engine.
+            args.extend(["--engine".into(), "kernel".into()]);
+        } else if let Some(link) = link {
             args.extend(["--wan".into(), link.to_string()]);
         }
-        if case.is_rdma() {
+        if case.is_rdma() && !case.is_kernel() {
             args.extend(["--rdma-provider".into(), self.rdma_provider.clone()]);
             if let Some(c) = case.rdma_credits {
                 args.extend(["--rdma-credits".into(), c.to_string()]);

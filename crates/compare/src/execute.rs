@@ -45,6 +45,21 @@ pub struct Finished {
     pub outcomes: Vec<Outcome>,
 }
 
+impl Finished {
+    /// The cases that stopped, "NAME: why", in plan order.
+    pub fn failed_cases(&self) -> Vec<String> {
+        self.report.cases.iter().filter_map(|c| Some(format!("{}: {}", c.case.name, c.failed.as_ref()?))).collect()
+    }
+}
+
+/// A failed run in one line, with the embedded server's last words when it ran.
+fn failure(source: &CellError, server_log: Option<String>) -> String {
+    match server_log.filter(|l| !l.is_empty()) {
+        Some(log) => format!("{source} (server log: {log})"),
+        None => source.to_string(),
+    }
+}
+
 /// Why a comparison stopped: each message names the cell, the file or the case.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -76,13 +91,6 @@ pub enum RunError {
     },
     #[error(transparent)]
     Baselines(#[from] BaselineError),
-    /// A measured repetition failed; `server_log`: the embedded server's last lines, when it ran.
-    #[error("{source}{}", .server_log.as_ref().map(|l| format!(" (server log: {l})")).unwrap_or_default())]
-    Cell {
-        #[source]
-        source: CellError,
-        server_log: Option<String>,
-    },
 }
 
 /// One run of one cell, in plan order.
@@ -122,14 +130,32 @@ pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<
     let planned = per_cell * steps.len() as u32 + wire_time * 4;
     let mut progress = PlanProgress::new(steps.len(), planned);
 
-    // Files first, unmeasured, over the baseline case.
-    let base_case = runnable.iter().find(|c| c.name == plan.baseline).copied().unwrap_or(runnable[0]);
+    // Files first, unmeasured, over the baseline case (or, when its client fails, the next case that
+    // works: that case is marked failed and the plan goes on).
+    let mut failed: BTreeMap<String, String> = BTreeMap::new();
+    let server_log = || server.as_ref().map(EmbeddedServer::log_tail);
+    let mut layout_cases: Vec<&Case> = runnable.iter().filter(|c| c.name == plan.baseline).copied().collect();
+    layout_cases.extend(runnable.iter().filter(|c| c.name != plan.baseline).copied());
     for ((job, mpi), (w, numjobs)) in files_to_lay_out(plan) {
         progress.start(&format!("laying out {job}'s files"));
         let json = setup.out_dir.join(format!("layout-{job}{}.json", if mpi { "-clients" } else { "" }));
-        client
-            .lay_out(base_case, &w, numjobs, &json)
-            .map_err(|source| RunError::LayOut { job: job.clone(), source })?;
+        let mut last_error = None;
+        let candidates: Vec<&Case> = layout_cases.iter().filter(|c| !failed.contains_key(&c.name)).copied().collect();
+        for case in candidates {
+            match client.lay_out(case, &w, numjobs, &json) {
+                Ok(()) => {
+                    last_error = None;
+                    break;
+                }
+                Err(source) => {
+                    failed.insert(case.name.clone(), failure(&source, server_log()));
+                    last_error = Some(source);
+                }
+            }
+        }
+        if let Some(source) = last_error {
+            return Err(RunError::LayOut { job: job.clone(), source });
+        }
     }
 
     let mut notes = Vec::new();
@@ -159,13 +185,25 @@ pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<
     let mut outcomes = Vec::new();
     for step in &steps {
         let what = format!("{} × {} rep {}/{}", step.case.name, step.workload.name, step.rep, plan.reps);
+        if failed.contains_key(&step.case.name) {
+            progress.finish(&what, per_cell, "skipped: the case failed");
+            continue;
+        }
         progress.start(&what);
         let file =
             format!("cells/{}--{}--{}.json", step.case.name, step.workload.name.replace(['@', '='], "_"), step.rep);
         let json = setup.out_dir.join(&file);
-        let measure = client
-            .run_cell(step.case, &step.workload, plan.runtime, plan.ramp, plan.link_for(&step.workload).as_ref(), &json)
-            .map_err(|source| RunError::Cell { source, server_log: server.as_ref().map(EmbeddedServer::log_tail) })?;
+        let link = plan.link_for(&step.workload);
+        let measure = match client.run_cell(step.case, &step.workload, plan.runtime, plan.ramp, link.as_ref(), &json) {
+            Ok(measure) => measure,
+            Err(source) => {
+                // The case stops here; every other case is still measured.
+                let why = failure(&source, server_log());
+                progress.finish(&what, per_cell, &format!("failed: {why}"));
+                failed.insert(step.case.name.clone(), why);
+                continue;
+            }
+        };
         let server_cpu_s = sampler.as_ref().and_then(|s| {
             let end = measure.end_ms as f64;
             s.cpu_between(end - measure.runtime_s * 1e3, end)
@@ -207,6 +245,7 @@ pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<
             (None, None) => String::new(),
         },
         notes,
+        failed,
     };
     let report = summarize(plan, unsupported, &outcomes, wire, context);
     Ok(Finished { report, outcomes })

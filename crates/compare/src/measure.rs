@@ -1,5 +1,6 @@
 //! What one repetition of one cell measured, read from the fio JSON (json+) that `nfsbench run` wrote.
 
+use crate::results::{KernelCounters, Negotiation, RdmaCounters};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -26,6 +27,22 @@ pub struct RepMeasure {
     pub host_cpu_s: f64,
     /// The transport the client reported ("rdma (soft (...))").
     pub transport: String,
+    /// Kernel engine: what the mount negotiated and the client's RPC counters over the window.
+    pub kernel: Option<KernelRep>,
+}
+
+/// The `nfsbench.kernel` section `nfsbench run --engine kernel` writes: the mount's negotiation and
+/// the kernel client's counters over the run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KernelRep {
+    pub negotiation: Negotiation,
+    pub counters: KernelCounters,
+    /// RPC time summed over the data operations (READ, WRITE, COMMIT), ms, and their count, so that the
+    /// repetitions' means can be merged.
+    pub data_rpcs: u64,
+    pub rtt_ms_total: f64,
+    pub exec_ms_total: f64,
+    pub backlog_ms_total: f64,
 }
 
 /// A fio JSON document without the figures of a finished run.
@@ -55,6 +72,7 @@ pub fn from_fio_json(doc: &Value, cpus: usize) -> Result<RepMeasure, FioJsonErro
         runtime_s: doc["nfsbench"]["runtime_ms"].as_f64().unwrap_or(0.0) / 1e3,
         end_ms: doc["timestamp_ms"].as_u64().unwrap_or(0),
         transport: doc["nfsbench"]["notes"]["transport"].as_str().unwrap_or("").to_string(),
+        kernel: kernel_rep(&doc["nfsbench"]["kernel"]),
         ..RepMeasure::default()
     };
     let mut clat_weighted = 0.0;
@@ -90,6 +108,53 @@ pub fn from_fio_json(doc: &Value, cpus: usize) -> Result<RepMeasure, FioJsonErro
     }
     m.host_cpu_s = host_busy_pct / 100.0 * cpus as f64 * m.runtime_s;
     Ok(m)
+}
+
+/// The kernel section, when the run had one.
+fn kernel_rep(k: &Value) -> Option<KernelRep> {
+    let negotiated = k["negotiated"].as_str()?.to_string();
+    let u = |v: &Value| v.as_u64().unwrap_or(0);
+    let f = |v: &Value| v.as_f64().unwrap_or(0.0);
+    let w = &k["window"];
+    let rdma = w["rdma"].is_object().then(|| {
+        let r = &w["rdma"];
+        RdmaCounters {
+            read_chunks: u(&r["read_chunks"]),
+            write_chunks: u(&r["write_chunks"]),
+            reply_chunks: u(&r["reply_chunks"]),
+            hardway_registrations: u(&r["hardway_registrations"]),
+            failed_marshals: u(&r["failed_marshals"]),
+            bad_replies: u(&r["bad_replies"]),
+        }
+    });
+    let data_rpcs = u(&w["data_rpcs"]);
+    let mean = |total: f64| if data_rpcs > 0 { total / data_rpcs as f64 } else { 0.0 };
+    let (rtt, exec, backlog) = (f(&w["rtt_ms_total"]), f(&w["exec_ms_total"]), f(&w["backlog_ms_total"]));
+    Some(KernelRep {
+        negotiation: Negotiation {
+            negotiated,
+            transports: u(&k["transports"]) as u32,
+            differs: k["differs"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|d| d.as_str().map(String::from))
+                .collect(),
+        },
+        counters: KernelCounters {
+            rpcs: u(&w["rpcs"]),
+            retransmissions: u(&w["retransmissions"]),
+            timeouts: u(&w["timeouts"]),
+            rtt_ms: mean(rtt),
+            exec_ms: mean(exec),
+            backlog_ms: mean(backlog),
+            rdma,
+        },
+        data_rpcs,
+        rtt_ms_total: rtt,
+        exec_ms_total: exec,
+        backlog_ms_total: backlog,
+    })
 }
 
 /// Percentiles (µs) of a merged histogram at each of `points` (percent).

@@ -32,10 +32,49 @@ pub struct Plan {
     pub wan: Option<LinkSpec>,
 }
 
+/// Which NFS client a case measures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// nfsbench's own userspace client (`nfsbench run --target`).
+    #[default]
+    Nfsbench,
+    /// The operating system's NFS client: the case's options mounted with mount.nfs, the jobs run by the
+    /// file engine on the mount (`nfsbench run --engine kernel`).
+    Kernel,
+}
+
+impl Engine {
+    /// "nfsbench" or "kernel", as plans and `--engine` write it.
+    pub fn parse(text: &str) -> Option<Engine> {
+        match text {
+            "nfsbench" => Some(Engine::Nfsbench),
+            "kernel" => Some(Engine::Kernel),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Engine::Nfsbench => "nfsbench",
+            Engine::Kernel => "kernel",
+        })
+    }
+}
+
+/// The port of NFS over RPC-over-RDMA (RFC 8267 §6.1, IANA "nfsrdma"); knfsd never registers it with
+/// rpcbind, so a kernel mount names it.
+pub const NFS_RDMA_PORT: u16 = 20049;
+
 /// A named set of mount options.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Case {
     pub name: String,
+    /// The client that runs it.
+    #[serde(default)]
+    pub engine: Engine,
     /// As written: NFSv4 cases load and are reported as not supported yet.
     pub vers: String,
     #[serde(with = "crate::proto_serde")]
@@ -58,6 +97,7 @@ impl Case {
     pub fn from_options(name: &str, options: &str) -> Case {
         let mut case = Case {
             name: name.to_string(),
+            engine: Engine::Nfsbench,
             vers: "3".into(),
             proto: Proto::Tcp,
             nconnect: 1,
@@ -89,9 +129,14 @@ impl Case {
         case
     }
 
-    /// The `-o` string of this case, without ports (the runner adds those for the embedded server).
+    /// The `-o` string of this case, without ports (the runner adds those for the embedded server). For
+    /// the kernel engine an RDMA case without a port gets [`NFS_RDMA_PORT`], written out so that the
+    /// report shows what mount.nfs was asked.
     pub fn mount_options(&self) -> String {
         let mut o = format!("vers={},proto={}", self.vers, self.proto);
+        if self.engine == Engine::Kernel && self.is_rdma() && !self.names_option("port") {
+            o.push_str(&format!(",port={NFS_RDMA_PORT}"));
+        }
         if self.nconnect != 1 {
             o.push_str(&format!(",nconnect={}", self.nconnect));
         }
@@ -113,6 +158,15 @@ impl Case {
 
     pub fn is_rdma(&self) -> bool {
         self.proto == Proto::Rdma
+    }
+
+    pub fn is_kernel(&self) -> bool {
+        self.engine == Engine::Kernel
+    }
+
+    /// Whether the case's further options set `key`.
+    fn names_option(&self, key: &str) -> bool {
+        self.options.as_deref().is_some_and(|o| mount_options::entries(o).any(|e| e.key == key))
     }
 
     /// The mount this case describes, read once by the client's own parser: [`Self::mount_options`]
@@ -365,6 +419,16 @@ impl Plan {
             wire: true,
             wan: None,
         }
+    }
+
+    /// Every case measures `engine`'s client (`--engine`, a plan's `engine`).
+    pub fn set_engine(&mut self, engine: Engine) {
+        self.cases.iter_mut().for_each(|c| c.engine = engine);
+    }
+
+    /// Whether some case mounts with the kernel's client.
+    pub fn uses_kernel(&self) -> bool {
+        self.cases.iter().any(Case::is_kernel)
     }
 
     /// `--quick`: every cell 300 ms after a 100 ms ramp (≈ 20 s for the default plan).

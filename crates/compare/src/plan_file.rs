@@ -11,6 +11,7 @@
 //!
 //! [[case]]                 # as many as wanted
 //! name = "rdma-2qp"
+//! # engine = "kernel"      # this case only
 //! vers = "3"               # or 3
 //! proto = "rdma"
 //! nconnect = 2
@@ -37,7 +38,7 @@
 //! cases = ["tcp", "rdma"]  # default: every case
 //! ```
 
-use crate::plan::{metric_for, Case, Plan, SweepParameter, SweepSpec, SweepValueError, Workload};
+use crate::plan::{metric_for, Case, Engine, Plan, SweepParameter, SweepSpec, SweepValueError, Workload};
 use crate::results::Metric;
 use crate::size::parse_size;
 use mount_options::{Entry, Proto};
@@ -55,6 +56,7 @@ struct PlanFile {
     ramp_time: Option<String>,
     wire: Option<bool>,
     wan: Option<String>,
+    engine: Option<String>,
     #[serde(default)]
     case: Vec<CaseFile>,
     #[serde(default)]
@@ -93,6 +95,7 @@ impl Scalar {
 #[serde(deny_unknown_fields)]
 struct CaseFile {
     name: String,
+    engine: Option<String>,
     vers: Option<Scalar>,
     proto: Option<String>,
     nconnect: Option<u32>,
@@ -156,6 +159,9 @@ pub enum PlanFileError {
     NotSize { what: String, text: String },
     #[error("{key} '{text}' is not a duration (2s, 500ms)")]
     NotDuration { key: &'static str, text: String },
+    /// `owner`: "engine" (the plan's) or "case 'x': engine".
+    #[error("{owner} '{text}' is not nfsbench or kernel")]
+    Engine { owner: String, text: String },
     #[error("wan: {0}")]
     Wan(#[source] mount_options::LinkSpecError),
     #[error("workload '{workload}': rtt {source}")]
@@ -199,9 +205,12 @@ pub fn parse(text: &str, defaults: Defaults) -> Result<Plan, PlanFileError> {
     if let Some(w) = &file.wan {
         plan.wan = Some(mount_options::LinkSpec::parse(w).map_err(PlanFileError::Wan)?);
     }
+    let engine = file.engine.as_deref().map(|e| engine(e, "engine".into())).transpose()?;
     if !file.case.is_empty() {
-        plan.cases = file.case.into_iter().map(case_from_file).collect::<Result<_, _>>()?;
+        plan.cases = file.case.into_iter().map(|c| case_from_file(c, engine)).collect::<Result<_, _>>()?;
         plan.baseline = plan.cases[0].name.clone();
+    } else if let Some(engine) = engine {
+        plan.set_engine(engine);
     }
     if let Some(b) = file.baseline {
         plan.baseline = b;
@@ -214,8 +223,17 @@ pub fn parse(text: &str, defaults: Defaults) -> Result<Plan, PlanFileError> {
     Ok(plan)
 }
 
-fn case_from_file(c: CaseFile) -> Result<Case, PlanFileError> {
+fn engine(text: &str, owner: String) -> Result<Engine, PlanFileError> {
+    Engine::parse(text).ok_or_else(|| PlanFileError::Engine { owner, text: text.to_string() })
+}
+
+/// A case of the file; `plan_engine`: the plan's `engine`, for cases that name none.
+fn case_from_file(c: CaseFile, plan_engine: Option<Engine>) -> Result<Case, PlanFileError> {
     let mut case = Case::from_options(&c.name, "");
+    case.engine = match &c.engine {
+        Some(e) => engine(e, format!("case '{}': engine", c.name))?,
+        None => plan_engine.unwrap_or_default(),
+    };
     if let Some(v) = c.vers {
         case.vers = v.text();
     }

@@ -48,6 +48,25 @@ pub struct CaseRow {
     pub transport: String,
     /// Why the case did not run ("not supported yet: ..."); such a case has no cells.
     pub unsupported: Option<String>,
+    /// Why the case stopped (a refused mount, a failed run): its cells are left out, the rest of the
+    /// plan was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<String>,
+    /// Kernel engine: what the mount negotiated, beside what was asked (`mount_options`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub negotiation: Option<Negotiation>,
+}
+
+/// What the kernel's NFS client negotiated for a case, read back from /proc/self/mountstats.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Negotiation {
+    /// The options as the kernel holds them (the `opts:` line).
+    pub negotiated: String,
+    /// Transports of the mount (one per `xprt:` line): nconnect's connections or queue pairs.
+    pub transports: u32,
+    /// Every asked option the kernel did not grant as asked, "rsize: asked 4194304, negotiated 1048576";
+    /// empty when it granted them all. A case with any is flagged in every output.
+    pub differs: Vec<String>,
 }
 
 /// What the headline figure of a workload is.
@@ -124,6 +143,40 @@ pub struct Cell {
     pub efficiency: Option<f64>,
     /// The repetitions' fio JSON files, relative to the output directory ("cells/rdma--seq-read-1m--1.json").
     pub files: Vec<String>,
+    /// Kernel engine: the NFS client's own RPC statistics over the measured windows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<KernelCounters>,
+}
+
+/// The kernel NFS client's counters over a cell's windows (mountstats), summed over the repetitions;
+/// times are means per RPC of the data operations (READ, WRITE, COMMIT).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct KernelCounters {
+    /// RPCs of every operation.
+    pub rpcs: u64,
+    /// Retransmissions (transmissions beyond the first) and major timeouts.
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    /// Mean round trip, mean execution (queue + round trip + reply handling) and mean backlog (queue)
+    /// time per data RPC, ms.
+    pub rtt_ms: f64,
+    pub exec_ms: f64,
+    pub backlog_ms: f64,
+    /// RPC-over-RDMA (xprtrdma) counters, for RDMA mounts: chunks, registrations, failures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rdma: Option<RdmaCounters>,
+}
+
+/// xprtrdma's per-transport counters over a window, summed over the transports.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct RdmaCounters {
+    pub read_chunks: u64,
+    pub write_chunks: u64,
+    pub reply_chunks: u64,
+    /// Memory registrations the transport had to make outside its pool ("hardway").
+    pub hardway_registrations: u64,
+    pub failed_marshals: u64,
+    pub bad_replies: u64,
 }
 
 /// How a ratio's interval lies against 1.

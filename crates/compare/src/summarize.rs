@@ -1,9 +1,12 @@
 //! From the repetitions' measurements to the [`Report`]: per-cell estimates, ratios against the
 //! baseline case, efficiency against the wire, sweep curves.
 
-use crate::measure::{percentiles_us, RepMeasure, PERCENTILE_POINTS};
+use crate::measure::{percentiles_us, KernelRep, RepMeasure, PERCENTILE_POINTS};
 use crate::plan::{Case, Plan, SweepParameter, Workload};
-use crate::results::{CaseRow, Cell, Estimate, Metric, Ratio, Report, Sweep, SweepPoint, WireBaseline, WorkloadRow};
+use crate::results::{
+    CaseRow, Cell, Estimate, KernelCounters, Metric, Ratio, RdmaCounters, Report, Sweep, SweepPoint, WireBaseline,
+    WorkloadRow,
+};
 use crate::stats::{estimate_nonnegative, paired_ratio};
 use crate::validate::Unsupported;
 use std::collections::BTreeMap;
@@ -29,6 +32,8 @@ pub struct Context {
     pub machine: String,
     pub target: String,
     pub notes: Vec<String>,
+    /// Cases that stopped, with why (their cells are left out).
+    pub failed: BTreeMap<String, String>,
 }
 
 /// Build the report.
@@ -40,7 +45,7 @@ pub fn summarize(
     context: Context,
 ) -> Report {
     let mut by_cell: BTreeMap<(&str, &str), Vec<&Outcome>> = BTreeMap::new();
-    for o in outcomes {
+    for o in outcomes.iter().filter(|o| !context.failed.contains_key(&o.case)) {
         by_cell.entry((o.case.as_str(), o.workload.as_str())).or_default().push(o);
     }
     for reps in by_cell.values_mut() {
@@ -60,15 +65,25 @@ pub fn summarize(
     }
     let ratios = ratios(plan, &by_cell);
     let sweeps = sweeps(plan, &cells);
-    let transports: BTreeMap<&str, &str> =
-        outcomes.iter().map(|o| (o.case.as_str(), o.measure.transport.as_str())).collect();
+    let failed = &context.failed;
+    let outcomes: Vec<&Outcome> = outcomes.iter().filter(|o| !failed.contains_key(&o.case)).collect();
     let cases = plan
         .cases
         .iter()
         .zip(unsupported)
-        .map(|(c, why)| case_row(c, why.clone(), transports.get(c.name.as_str()).copied()))
+        .map(|(c, why)| {
+            let first = outcomes.iter().find(|o| o.case == c.name).map(|o| &o.measure);
+            CaseRow {
+                case: c.clone(),
+                mount_options: c.mount_options(),
+                transport: first.map_or("", |m| m.transport.as_str()).to_string(),
+                unsupported: why.clone(),
+                failed: failed.get(&c.name).cloned(),
+                negotiation: first.and_then(|m| m.kernel.as_ref()).map(|k| k.negotiation.clone()),
+            }
+        })
         .collect();
-    let mut notes = context.notes;
+    let mut notes = context.notes.clone();
     if let Some(link) = &plan.wan {
         let text = link.describe();
         let text = match text.strip_prefix("rtt=0us,") {
@@ -151,7 +166,42 @@ fn cell(case: &Case, w: &Workload, reps: &[&Outcome], wire: &[WireBaseline]) -> 
         server_cpu_per_gb: server,
         efficiency,
         files: reps.iter().map(|o| o.file.clone()).collect(),
+        kernel: kernel_counters(reps),
     }
+}
+
+/// The kernel client's counters summed over the repetitions, times as means per data RPC over all of
+/// them; `None` unless every repetition ran on the kernel engine.
+fn kernel_counters(reps: &[&Outcome]) -> Option<KernelCounters> {
+    let kernel: Vec<&KernelRep> = reps.iter().map(|o| o.measure.kernel.as_ref()).collect::<Option<_>>()?;
+    let data: u64 = kernel.iter().map(|k| k.data_rpcs).sum();
+    let mean = |f: &dyn Fn(&KernelRep) -> f64| {
+        if data > 0 {
+            kernel.iter().map(|k| f(k)).sum::<f64>() / data as f64
+        } else {
+            0.0
+        }
+    };
+    let rdma = kernel.iter().filter_map(|k| k.counters.rdma.as_ref()).fold(None, |acc: Option<RdmaCounters>, r| {
+        let a = acc.unwrap_or_default();
+        Some(RdmaCounters {
+            read_chunks: a.read_chunks + r.read_chunks,
+            write_chunks: a.write_chunks + r.write_chunks,
+            reply_chunks: a.reply_chunks + r.reply_chunks,
+            hardway_registrations: a.hardway_registrations + r.hardway_registrations,
+            failed_marshals: a.failed_marshals + r.failed_marshals,
+            bad_replies: a.bad_replies + r.bad_replies,
+        })
+    });
+    Some(KernelCounters {
+        rpcs: kernel.iter().map(|k| k.counters.rpcs).sum(),
+        retransmissions: kernel.iter().map(|k| k.counters.retransmissions).sum(),
+        timeouts: kernel.iter().map(|k| k.counters.timeouts).sum(),
+        rtt_ms: mean(&|k| k.rtt_ms_total),
+        exec_ms: mean(&|k| k.exec_ms_total),
+        backlog_ms: mean(&|k| k.backlog_ms_total),
+        rdma,
+    })
 }
 
 fn ratios(plan: &Plan, by_cell: &BTreeMap<(&str, &str), Vec<&Outcome>>) -> Vec<Ratio> {
@@ -228,15 +278,6 @@ pub fn cell_headline(metric: Metric, c: &Cell) -> Estimate {
     match metric {
         Metric::Bandwidth => c.bandwidth_mbs,
         Metric::Iops => c.iops,
-    }
-}
-
-fn case_row(c: &Case, unsupported: Option<String>, transport: Option<&str>) -> CaseRow {
-    CaseRow {
-        case: c.clone(),
-        mount_options: c.mount_options(),
-        transport: transport.unwrap_or("").to_string(),
-        unsupported,
     }
 }
 

@@ -1,7 +1,8 @@
 //! Checks a plan before anything runs: names usable in file names and unique, the baseline and every
 //! sweep's workload and cases defined, values in range, and each case's mount options read as the
 //! client would read them. A case the client does not support yet (NFSv4) is not an error: it is
-//! reported as "not supported yet" with the client's reason.
+//! reported as "not supported yet" with the client's reason. A kernel-engine case's options go to
+//! mount.nfs as written: the kernel is the judge of them, and the report shows what it negotiated.
 
 use crate::plan::{Plan, SweepParameter};
 use mount_options::OptionsError;
@@ -26,6 +27,21 @@ pub enum PlanError {
     NameTwice { kind: &'static str, name: String },
     #[error("case '{case}': rdma_credits and rdma_inline apply to proto=rdma only")]
     RdmaOnly { case: String },
+    #[error(
+        "case '{case}': rdma_credits and rdma_inline set nfsbench's own client; the kernel engine takes mount \
+         options only"
+    )]
+    KernelRdmaFlags { case: String },
+    #[error(
+        "case '{case}': the kernel engine cannot emulate a long-distance link ({what}); delay the path itself \
+         (tc qdisc ... netem delay) and measure the kernel client over it"
+    )]
+    KernelLink { case: String, what: String },
+    #[error(
+        "case '{case}': the kernel's RPC-over-RDMA needs an RDMA device, and the embedded server's RDMA is \
+         nfsbench's soft provider; give --target"
+    )]
+    KernelEmbeddedRdma { case: String },
     #[error("case '{case}': rdma_credits = {credits} is not 1..=1024")]
     RdmaCredits { case: String, credits: u32 },
     #[error("case '{case}': rdma_inline = {inline} is not 1KiB..=64KiB")]
@@ -54,8 +70,11 @@ pub enum PlanError {
     SweepCase { parameter: &'static str, workload: String, case: String },
 }
 
-/// Validate `plan` against `target` (HOST:/EXPORT); an error is bad usage and names what is wrong.
-pub fn validate(plan: &Plan, target: &str) -> Result<Unsupported, PlanError> {
+/// Validate `plan` against `target` (HOST:/EXPORT; `None`: the embedded server); an error is bad usage
+/// and names what is wrong.
+pub fn validate(plan: &Plan, target: Option<&str>) -> Result<Unsupported, PlanError> {
+    let embedded = target.is_none();
+    let target = target.unwrap_or("127.0.0.1:/export");
     if !(1..=100).contains(&plan.reps) {
         return Err(PlanError::Reps(plan.reps));
     }
@@ -77,6 +96,11 @@ pub fn validate(plan: &Plan, target: &str) -> Result<Unsupported, PlanError> {
         }
         if let Some(i) = case.rdma_inline.filter(|i| !(1024..=65536).contains(i)) {
             return Err(PlanError::RdmaInline { case: case.name.clone(), inline: i });
+        }
+        if case.is_kernel() {
+            check_kernel_case(plan, case, embedded)?;
+            unsupported.push(None);
+            continue;
         }
         match case.mount_config_for(target) {
             Ok(_) => unsupported.push(None),
@@ -139,6 +163,31 @@ pub fn validate(plan: &Plan, target: &str) -> Result<Unsupported, PlanError> {
         }
     }
     Ok(unsupported)
+}
+
+/// What the kernel engine cannot do: nfsbench's own RDMA flags, an emulated link, the soft provider.
+fn check_kernel_case(plan: &Plan, case: &crate::plan::Case, embedded: bool) -> Result<(), PlanError> {
+    let name = || case.name.clone();
+    if case.rdma_credits.is_some() || case.rdma_inline.is_some() {
+        return Err(PlanError::KernelRdmaFlags { case: name() });
+    }
+    let link = if plan.wan.is_some() {
+        Some("--wan or the plan's wan".to_string())
+    } else if let Some(w) = plan.workloads.iter().find(|w| w.rtt.is_some()) {
+        Some(format!("workload '{}': rtt", w.name))
+    } else {
+        plan.sweeps
+            .iter()
+            .find(|s| s.parameter == SweepParameter::Rtt && plan.sweep_cases(s).any(|c| c.name == case.name))
+            .map(|s| format!("the rtt sweep on '{}'", s.workload))
+    };
+    if let Some(what) = link {
+        return Err(PlanError::KernelLink { case: name(), what });
+    }
+    if embedded && case.is_rdma() {
+        return Err(PlanError::KernelEmbeddedRdma { case: name() });
+    }
+    Ok(())
 }
 
 fn check_range(name: &str, what: &str, value: u64, lo: u64, hi: u64) -> Result<(), PlanError> {

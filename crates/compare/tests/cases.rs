@@ -38,12 +38,12 @@ fn a_transport_the_client_refuses_stays_as_written_and_is_reported_as_the_client
     for case in [Case::from_options("udp", "vers=3,proto=udp"), toml_case("udp")] {
         assert_eq!(case.proto, Proto::Tcp);
         assert!(case.options.as_deref().is_some_and(|o| o.starts_with("proto=udp")), "{:?}", case.options);
-        let unsupported = validate(&plan_of(case), TARGET).expect("valid");
+        let unsupported = validate(&plan_of(case), Some(TARGET)).expect("valid");
         let why = unsupported.last().cloned().flatten().expect("not runnable");
         assert_eq!(why, "not supported yet: proto=udp (nfsbench's client speaks TCP and RDMA only)");
     }
     for case in [Case::from_options("b", "proto=sctp"), toml_case("sctp")] {
-        let e = validate(&plan_of(case), TARGET).expect_err("bad value");
+        let e = validate(&plan_of(case), Some(TARGET)).expect_err("bad value");
         assert_eq!(e.to_string(), "case 'b': invalid value in mount option 'proto=sctp': proto is tcp or rdma");
     }
     let flag = Case::from_options("c", "tcp=1");

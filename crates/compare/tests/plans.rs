@@ -16,7 +16,7 @@ fn the_netapp_plan_has_ten_cases_and_its_v41_rows_are_not_supported_yet() {
     let plan = parse(&repo_plan("netapp-study.toml"), DEFAULTS).expect("parses");
     assert_eq!(plan.cases.len(), 10);
     assert_eq!(plan.workloads.len(), 4);
-    let unsupported = validate(&plan, "127.0.0.1:/export").expect("valid");
+    let unsupported = validate(&plan, None).expect("valid");
     for (case, why) in plan.cases.iter().zip(&unsupported) {
         if case.vers == "4.1" {
             let why = why.as_deref().expect("v4.1 is reported, not run");
@@ -32,7 +32,7 @@ fn the_netapp_plan_has_ten_cases_and_its_v41_rows_are_not_supported_yet() {
 #[test]
 fn the_scaling_plan_sweeps_three_parameters() {
     let plan = parse(&repo_plan("scaling.toml"), DEFAULTS).expect("parses");
-    validate(&plan, "127.0.0.1:/export").expect("valid");
+    validate(&plan, None).expect("valid");
     assert_eq!(plan.sweeps.len(), 3);
     let bs = plan.sweep_workloads(&plan.sweeps[2]);
     assert_eq!(bs.iter().map(|w| w.bs).collect::<Vec<_>>(), vec![4 << 10, 64 << 10, 1 << 20, 16 << 20]);
@@ -48,16 +48,16 @@ fn unknown_keys_and_bad_values_are_refused_by_name() {
     assert!(parse(bad_size, DEFAULTS).unwrap_err().to_string().contains("bs '1x'"));
     let mut plan = Plan::default_for(DEFAULTS);
     plan.baseline = "nope".into();
-    assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().to_string().contains("baseline 'nope'"));
+    assert!(validate(&plan, None).unwrap_err().to_string().contains("baseline 'nope'"));
     let mut plan = Plan::default_for(DEFAULTS);
     plan.cases[1].options = Some("bogus=1".into());
-    assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().to_string().contains("bogus"));
+    assert!(validate(&plan, None).unwrap_err().to_string().contains("bogus"));
     let mut plan = Plan::default_for(DEFAULTS);
     plan.cases[1].name = "tcp".into();
-    assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().to_string().contains("used twice"));
+    assert!(validate(&plan, None).unwrap_err().to_string().contains("used twice"));
     let mut plan = Plan::default_for(DEFAULTS);
     plan.cases[0].rdma_credits = Some(32);
-    assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().to_string().contains("proto=rdma only"));
+    assert!(validate(&plan, None).unwrap_err().to_string().contains("proto=rdma only"));
 }
 
 #[test]
@@ -90,7 +90,7 @@ fn errors_name_the_key_and_the_owner_in_full_sentences() {
     ];
     for (text, message) in cases {
         let error = match parse(text, DEFAULTS) {
-            Ok(plan) => validate(&plan, "127.0.0.1:/export").expect_err(text).to_string(),
+            Ok(plan) => validate(&plan, None).expect_err(text).to_string(),
             Err(e) => e.to_string(),
         };
         assert_eq!(error, message, "{text}");
@@ -106,7 +106,7 @@ fn the_default_plan_is_the_four_cases_and_four_workloads_of_the_studies() {
     assert_eq!(names, ["tcp", "tcp-nconnect4", "rdma", "rdma-2qp"]);
     assert_eq!(plan.cases[3].mount_options(), "vers=3,proto=rdma,nconnect=2");
     assert_eq!(plan.workloads.len(), 4);
-    assert_eq!(validate(&plan, "127.0.0.1:/export").expect("valid"), vec![None; 4]);
+    assert_eq!(validate(&plan, None).expect("valid"), vec![None; 4]);
     let w = &plan.workloads[2];
     assert_eq!(w.description(), "4KiB random read, iodepth 32, 2 jobs");
     let args = w.fio_args(std::time::Duration::from_millis(300), std::time::Duration::from_millis(100));
@@ -116,7 +116,7 @@ fn the_default_plan_is_the_four_cases_and_four_workloads_of_the_studies() {
 #[test]
 fn the_clients_plan_sweeps_client_processes_under_mpirun() {
     let plan = parse(&repo_plan("clients.toml"), DEFAULTS).expect("parses");
-    validate(&plan, "127.0.0.1:/export").expect("valid");
+    validate(&plan, None).expect("valid");
     assert!(plan.uses_mpi());
     assert!(plan.workloads.iter().all(|w| w.clients == Some(1)), "every cell under mpirun, one file layout");
     let points = plan.sweep_workloads(&plan.sweeps[0]);
@@ -125,13 +125,13 @@ fn the_clients_plan_sweeps_client_processes_under_mpirun() {
     assert_eq!(points[2].description(), "1MiB sequential read, iodepth 8, 1 job, 4 clients");
     let zero = "[[workload]]\nname = \"w\"\nrw = \"read\"\nbs = \"1m\"\nclients = 0\n";
     let plan = parse(zero, DEFAULTS).expect("parses");
-    assert!(validate(&plan, "127.0.0.1:/export").unwrap_err().to_string().contains("clients = 0"));
+    assert!(validate(&plan, None).unwrap_err().to_string().contains("clients = 0"));
 }
 
 #[test]
 fn the_distance_plan_sweeps_the_round_trip_over_an_emulated_link() {
     let plan = parse(&repo_plan("distance.toml"), DEFAULTS).expect("parses");
-    validate(&plan, "127.0.0.1:/export").expect("valid");
+    validate(&plan, None).expect("valid");
     assert_eq!(plan.wan.as_ref().and_then(|w| w.rate_bps), Some(1_000_000_000));
     let points = plan.sweep_workloads(&plan.sweeps[0]);
     let rtts: Vec<u64> = points.iter().map(|w| w.rtt.expect("rtt").as_micros() as u64).collect();
@@ -150,7 +150,7 @@ fn the_distance_plan_sweeps_the_round_trip_over_an_emulated_link() {
     assert_eq!(bare.link_for(&points[1]).map(|l| l.rate_bps), Some(None));
     for bad in ["[[sweep]]\nparameter = \"rtt\"\nvalues = [\"20\"]\nworkload = \"seq-read-1m\"\n", "wan = \"rtt=1\"\n"]
     {
-        let e = parse(bad, DEFAULTS).map(|p| validate(&p, "127.0.0.1:/export")).expect_err(bad);
+        let e = parse(bad, DEFAULTS).map(|p| validate(&p, None)).expect_err(bad);
         let e = e.to_string();
         assert!(e.contains("rtt") || e.contains("20"), "{bad}: {e}");
     }

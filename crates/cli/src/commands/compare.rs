@@ -24,6 +24,11 @@ pub struct CompareArgs {
     /// The export to measure, HOST:/EXPORT; without it the embedded RAM server runs on loopback
     #[arg(long, value_name = "HOST:/EXPORT")]
     pub target: Option<String>,
+    /// The NFS client every case measures: nfsbench (its own userspace client) or kernel (the OS's
+    /// client: each case mounted with mount.nfs in a private mount namespace, the jobs run on the mount,
+    /// asked beside negotiated options in every output; needs root) [default: the plan's, else nfsbench]
+    #[arg(long, value_name = "ENGINE", value_parser = ["nfsbench", "kernel"])]
+    pub engine: Option<String>,
     /// Short cells (300 ms after a 100 ms ramp): the default plan in about 20 s
     #[arg(long)]
     pub quick: bool,
@@ -93,6 +98,9 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
         Ok(p) => p,
         Err(e) => return Err(CliError::Usage(e.to_string())),
     };
+    if plan.uses_kernel() {
+        check_kernel_engine(args.target.as_deref()).map_err(|e| CliError::Usage(e.to_string()))?;
+    }
     let wire_peer = match args.wire_peer.as_deref().map(parse_wire_peer).transpose() {
         Ok(p) => p,
         Err(e) => return Err(CliError::Usage(e.to_string())),
@@ -139,7 +147,22 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
     print!("{}", compare::render::terminal::to_terminal(&finished.report));
     println!("\nreport: {}", html.display());
     println!("also: {0}/results.md, {0}/results.csv, {0}/reps.csv, {0}/cells/*.json", out_dir.display());
-    Ok(())
+    let failed = finished.failed_cases();
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::Failed(format!("{} case(s) failed, the rest were measured: {}", failed.len(), failed.join("; "))))
+    }
+}
+
+/// The kernel engine mounts: it needs root, mount.nfs, and a target mount.nfs takes, and says which is
+/// missing before anything runs.
+fn check_kernel_engine(target: Option<&str>) -> Result<(), kernel_mount::KernelMountError> {
+    kernel_mount::namespace::require_root()?;
+    if !kernel_mount::namespace::mount_nfs_installed() {
+        return Err(kernel_mount::KernelMountError::NoMountNfs);
+    }
+    target.map(kernel_mount::mount_target).transpose().map(|_| ())
 }
 
 /// The plan from the file or the defaults, with the command line's overrides, validated; an error is bad
@@ -158,6 +181,9 @@ fn build_plan(args: &CompareArgs, cpus: usize) -> anyhow::Result<(Plan, compare:
     };
     if args.quick {
         plan.make_quick();
+    }
+    if let Some(engine) = args.engine.as_deref().and_then(compare::plan::Engine::parse) {
+        plan.set_engine(engine);
     }
     if let Some(r) = args.reps {
         plan.reps = r;
@@ -206,8 +232,7 @@ fn build_plan(args: &CompareArgs, cpus: usize) -> anyhow::Result<(Plan, compare:
     for s in &args.sweeps {
         plan.sweeps.push(parse_sweep(s)?);
     }
-    let target = args.target.as_deref().unwrap_or("127.0.0.1:/export");
-    let unsupported = compare::validate::validate(&plan, target)?;
+    let unsupported = compare::validate::validate(&plan, args.target.as_deref())?;
     if plan.uses_mpi() && !compare::cell::mpirun_available() {
         bail!("clients needs Open MPI's mpirun, which is not installed (Debian: openmpi-bin)");
     }

@@ -1,7 +1,7 @@
 //! results.csv (one row per cell, with intervals and the ratio against the baseline) and reps.csv (one
 //! row per repetition, the raw figures).
 
-use crate::results::{Estimate, Report};
+use crate::results::{Estimate, KernelCounters, RdmaCounters, Report};
 use crate::summarize::Outcome;
 
 /// One row per cell.
@@ -10,7 +10,9 @@ pub fn results_csv(report: &Report) -> String {
         "case,workload,metric,reps,bandwidth_mbs,bandwidth_lo,bandwidth_hi,iops,iops_lo,iops_hi,clat_mean_us,\
          clat_p50_us,clat_p99_us,clat_p99_99_us,host_cpu_s_per_gb,host_cpu_s_per_gb_lo,host_cpu_s_per_gb_hi,\
          host_cpu_s_per_million_ios,client_cpu_s_per_gb,server_cpu_s_per_gb,efficiency,ratio_vs_baseline,\
-         ratio_lo,ratio_hi,verdict\n",
+         ratio_lo,ratio_hi,verdict,engine,negotiated,negotiation_differs,kernel_rpcs,kernel_retransmissions,\
+         kernel_timeouts,kernel_rtt_ms,kernel_exec_ms,kernel_backlog_ms,rdma_read_chunks,rdma_write_chunks,\
+         rdma_reply_chunks,rdma_hardway_registrations,rdma_failed_marshals\n",
     );
     for c in &report.cells {
         let metric = report.workloads.iter().find(|w| w.name == c.workload).map(|w| w.metric);
@@ -34,6 +36,7 @@ pub fn results_csv(report: &Report) -> String {
             num(c.efficiency),
             ratio.map_or(",,".into(), |r| est(&r.ratio)),
             ratio.map_or(String::new(), |r| format!("{:?}", r.verdict).to_lowercase()),
+            kernel_fields(report, &c.case, c.kernel.as_ref()),
         ];
         s.push_str(&row.join(","));
         s.push('\n');
@@ -66,6 +69,39 @@ pub fn reps_csv(outcomes: &[Outcome]) -> String {
         ));
     }
     s
+}
+
+/// The engine, the kernel's negotiation and its counters (empty for nfsbench's own client).
+fn kernel_fields(report: &Report, case: &str, k: Option<&KernelCounters>) -> String {
+    let row = report.cases.iter().find(|c| c.case.name == case);
+    let engine = row.map_or(String::new(), |r| r.case.engine.to_string());
+    let negotiation = row.and_then(|r| r.negotiation.as_ref());
+    let (negotiated, differs) = match negotiation {
+        Some(n) => (field(&n.negotiated), field(&n.differs.join("; "))),
+        None => (String::new(), String::new()),
+    };
+    let counters = match k {
+        Some(k) => {
+            let r = k.rdma.clone();
+            let rdma = |f: fn(&RdmaCounters) -> u64| r.as_ref().map_or(String::new(), |r| f(r).to_string());
+            [
+                k.rpcs.to_string(),
+                k.retransmissions.to_string(),
+                k.timeouts.to_string(),
+                num(Some(k.rtt_ms)),
+                num(Some(k.exec_ms)),
+                num(Some(k.backlog_ms)),
+                rdma(|r| r.read_chunks),
+                rdma(|r| r.write_chunks),
+                rdma(|r| r.reply_chunks),
+                rdma(|r| r.hardway_registrations),
+                rdma(|r| r.failed_marshals),
+            ]
+            .join(",")
+        }
+        None => ",".repeat(10),
+    };
+    format!("{engine},{negotiated},{differs},{counters}")
 }
 
 fn est(e: &Estimate) -> String {

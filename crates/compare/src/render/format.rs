@@ -1,7 +1,8 @@
-//! Number formatting shared by the text outputs.
+//! Number formatting and the per-case lines (why not measured, the kernel's negotiation and counters)
+//! shared by the outputs.
 
 use crate::plan::Case;
-use crate::results::{Cell, Estimate, Metric, Ratio, Report, Verdict};
+use crate::results::{CaseRow, Cell, Estimate, KernelCounters, Metric, Negotiation, Ratio, Report, Verdict};
 use crate::size::format_size;
 
 /// A figure with sensible digits: 4343, 287.2k, 12.5, 0.083.
@@ -100,6 +101,46 @@ pub fn rdma_settings(c: &Case) -> String {
             i.map_or("default".into(), |v| format_size(v.into()))
         ),
     }
+}
+
+/// Why a case has no figures: "not supported yet: ..." or "failed: ...".
+pub fn not_measured(row: &CaseRow) -> Option<String> {
+    match (&row.unsupported, &row.failed) {
+        (Some(why), _) => Some(why.clone()),
+        (None, Some(why)) => Some(format!("failed: {why}")),
+        (None, None) => None,
+    }
+}
+
+/// A kernel-engine case's negotiation in one line: "negotiated <opts>; 4 transports" and, when the
+/// kernel did not grant what was asked, "DIFFERS FROM ASKED: rsize: asked 4194304, negotiated 1048576".
+pub fn negotiation_line(n: &Negotiation) -> String {
+    let transports = if n.transports == 1 { "1 transport".to_string() } else { format!("{} transports", n.transports) };
+    let mut line = format!("negotiated {}; {transports}", n.negotiated);
+    if !n.differs.is_empty() {
+        line.push_str(&format!("; DIFFERS FROM ASKED: {}", n.differs.join("; ")));
+    }
+    line
+}
+
+/// The kernel client's RPC counters of a cell in one line.
+pub fn kernel_counters_line(k: &KernelCounters) -> String {
+    let mut line = format!(
+        "{} RPCs, {} retransmitted, {} timed out; per data RPC: RTT {} ms, execute {} ms, backlog {} ms",
+        k.rpcs,
+        k.retransmissions,
+        k.timeouts,
+        number(k.rtt_ms),
+        number(k.exec_ms),
+        number(k.backlog_ms)
+    );
+    if let Some(r) = &k.rdma {
+        line.push_str(&format!(
+            "; RDMA chunks read {} / write {} / reply {}, hardway registrations {}, failed marshals {}, bad replies {}",
+            r.read_chunks, r.write_chunks, r.reply_chunks, r.hardway_registrations, r.failed_marshals, r.bad_replies
+        ));
+    }
+    line
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! results.md: the comparison as Markdown, pasteable into a blog post or an issue.
 
-use super::format::{estimate, io_sizes, number, p99, percent, ratio_statement, vs_baseline};
+use super::format::{
+    estimate, io_sizes, kernel_counters_line, not_measured, number, p99, percent, ratio_statement, vs_baseline,
+};
 use crate::results::Report;
 use crate::summarize::cell_headline;
 
@@ -51,7 +53,7 @@ pub fn to_markdown(report: &Report) -> String {
     s.push_str("|---|---|---|---|---|---|---|---|\n");
     for c in &report.cases {
         let io = io_sizes(&c.case);
-        let transport = c.unsupported.clone().unwrap_or_else(|| c.transport.clone());
+        let transport = not_measured(c).unwrap_or_else(|| c.transport.clone());
         s.push_str(&format!(
             "| {} | {} | {} | {} | {} | {io} | `{}` | {transport} |\n",
             c.case.name,
@@ -61,6 +63,34 @@ pub fn to_markdown(report: &Report) -> String {
             c.case.remoteports.as_deref().unwrap_or("-"),
             c.mount_options
         ));
+    }
+    let kernel: Vec<_> = report.cases.iter().filter(|c| c.case.is_kernel()).collect();
+    if !kernel.is_empty() {
+        s.push_str(
+            "\n## Kernel NFS client: asked vs negotiated\n\nEach case was mounted with mount.nfs; the negotiated \
+             options are the kernel's own (/proc/self/mountstats).\n\n| case | asked | negotiated | transports | \
+             differs from asked |\n|---|---|---|---|---|\n",
+        );
+        for c in &kernel {
+            let (negotiated, transports, differs) = match &c.negotiation {
+                Some(n) => (
+                    format!("`{}`", n.negotiated),
+                    n.transports.to_string(),
+                    if n.differs.is_empty() { "no".to_string() } else { format!("**{}**", n.differs.join("; ")) },
+                ),
+                None => ("-".into(), "-".into(), "-".into()),
+            };
+            s.push_str(&format!(
+                "| {} | `{}` | {negotiated} | {transports} | {differs} |\n",
+                c.case.name, c.mount_options
+            ));
+        }
+        s.push_str("\n| case | workload | kernel client RPC statistics over the measured windows |\n|---|---|---|\n");
+        for c in report.cells.iter().filter(|c| c.kernel.is_some()) {
+            if let Some(k) = &c.kernel {
+                s.push_str(&format!("| {} | {} | {} |\n", c.case, c.workload, kernel_counters_line(k)));
+            }
+        }
     }
     if !report.wire.is_empty() {
         s.push_str("\n## Wire baselines\n\n| path | bandwidth MB/s | round trip µs |\n|---|---|---|\n");

@@ -1,6 +1,9 @@
 //! The terminal summary: one table per workload (cases as rows) and the ratio statements.
 
-use super::format::{estimate, headline, number, p99, percent, ratio_statement, vs_baseline};
+use super::format::{
+    estimate, headline, kernel_counters_line, negotiation_line, not_measured, number, p99, percent, ratio_statement,
+    vs_baseline,
+};
 use crate::results::Report;
 use crate::summarize::cell_headline;
 
@@ -35,12 +38,27 @@ pub fn to_terminal(report: &Report) -> String {
             ));
         }
     }
-    let unsupported: Vec<_> = report.cases.iter().filter_map(|c| Some((c, c.unsupported.as_ref()?))).collect();
-    for (c, why) in &unsupported {
+    let unmeasured: Vec<_> = report.cases.iter().filter_map(|c| Some((c, not_measured(c)?))).collect();
+    for (c, why) in &unmeasured {
         s.push_str(&format!("\n{}: {why}", c.case.name));
     }
-    if !unsupported.is_empty() {
+    if !unmeasured.is_empty() {
         s.push('\n');
+    }
+    let kernel: Vec<_> = report.cases.iter().filter(|c| c.case.is_kernel()).collect();
+    if !kernel.is_empty() {
+        s.push_str("\nkernel NFS client (mount.nfs), asked vs negotiated:\n");
+        for c in kernel {
+            s.push_str(&format!("  {:<cw$} asked {}\n", c.case.name, c.mount_options));
+            if let Some(n) = &c.negotiation {
+                s.push_str(&format!("  {:<cw$} {}\n", "", negotiation_line(n)));
+            }
+            for cell in report.cells.iter().filter(|x| x.case == c.case.name) {
+                if let Some(k) = &cell.kernel {
+                    s.push_str(&format!("  {:<cw$} {}: {}\n", "", cell.workload, kernel_counters_line(k)));
+                }
+            }
+        }
     }
     if !report.wire.is_empty() {
         s.push_str("\nwire baselines (same paths, same run):\n");

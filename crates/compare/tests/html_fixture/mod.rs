@@ -14,6 +14,8 @@ fn case(name: &str, options: &str, transport: &str, unsupported: Option<&str>) -
         mount_options: options.into(),
         transport: transport.into(),
         unsupported: unsupported.map(String::from),
+        failed: None,
+        negotiation: None,
     }
 }
 
@@ -38,6 +40,7 @@ fn cell(case: &str, workload: &str, scale: f64) -> Cell {
         server_cpu_per_gb: Some(est(0.2)),
         efficiency: Some(0.25 * scale),
         files: (1..=3).map(|r| format!("cells/{case}--{workload}--{r}.json")).collect(),
+        kernel: None,
     }
 }
 

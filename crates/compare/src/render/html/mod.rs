@@ -6,7 +6,10 @@
 
 mod charts;
 
-use super::format::{estimate, io_sizes, number, p99, percent, ratio, rdma_settings};
+use super::format::{
+    estimate, io_sizes, kernel_counters_line, negotiation_line, not_measured, number, p99, percent, ratio,
+    rdma_settings,
+};
 use super::html_escape as esc;
 use super::svg::PALETTE;
 use crate::results::{Cell, Report, Verdict};
@@ -68,12 +71,12 @@ fn color(report: &Report, case: &str) -> &'static str {
 
 /// The cases that ran, in plan order.
 fn ran(report: &Report) -> Vec<&str> {
-    report.cases.iter().filter(|c| c.unsupported.is_none()).map(|c| c.case.name.as_str()).collect()
+    report.cases.iter().filter(|c| not_measured(c).is_none()).map(|c| c.case.name.as_str()).collect()
 }
 
-/// The cases that did not run, in plan order.
+/// The cases that did not run or failed, in plan order.
 fn not_run(report: &Report) -> Vec<&str> {
-    report.cases.iter().filter(|c| c.unsupported.is_some()).map(|c| c.case.name.as_str()).collect()
+    report.cases.iter().filter(|c| not_measured(c).is_some()).map(|c| c.case.name.as_str()).collect()
 }
 
 fn find<'a>(report: &'a Report, case: &str, workload: &str) -> Option<&'a Cell> {
@@ -167,24 +170,36 @@ fn ratios(s: &mut String, report: &Report) {
 }
 
 fn cases_table(s: &mut String, report: &Report) {
-    s.push_str("<h2 id=\"cases\">Test cases</h2>\n<div class=\"scroll\"><table><tr><th>case</th><th>vers</th><th>proto</th><th>nconnect</th><th>remoteports</th><th>rsize/wsize</th><th>credits/inline</th><th>mount options</th><th>transport</th></tr>");
+    s.push_str("<h2 id=\"cases\">Test cases</h2>\n<div class=\"scroll\"><table><tr><th>case</th><th>vers</th><th>proto</th><th>nconnect</th><th>remoteports</th><th>rsize/wsize</th><th>credits/inline</th><th>engine</th><th>mount options (asked)</th><th>transport</th></tr>");
     for row in &report.cases {
         let c = &row.case;
-        let (class, swatch, transport) = match &row.unsupported {
+        let (class, swatch, transport) = match not_measured(row) {
             Some(why) => (
                 " class=\"unsupported\"",
                 "<span class=\"sw none\"></span>".to_string(),
-                format!("<span class=\"reason\">{}</span>", esc(why)),
+                format!("<span class=\"reason\">{}</span>", esc(&why)),
             ),
             None => (
                 "",
                 format!("<span class=\"sw\" style=\"background:{}\"></span>", color(report, &c.name)),
-                esc(&row.transport),
+                match &row.negotiation {
+                    Some(n) if !n.differs.is_empty() => {
+                        format!(
+                            "{}<br><span class=\"reason\">{}</span>",
+                            esc(&row.transport),
+                            esc(&negotiation_line(n))
+                        )
+                    }
+                    Some(n) => {
+                        format!("{}<br><span class=\"muted\">{}</span>", esc(&row.transport), esc(&negotiation_line(n)))
+                    }
+                    None => esc(&row.transport),
+                },
             ),
         };
         let _ = write!(
             s,
-            "<tr{class}><td class=\"k\">{swatch}{}{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{transport}</td></tr>",
+            "<tr{class}><td class=\"k\">{swatch}{}{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{transport}</td></tr>",
             esc(&c.name),
             if c.name == report.baseline_case { "<span class=\"tag\">baseline</span>" } else { "" },
             esc(&c.vers),
@@ -193,10 +208,27 @@ fn cases_table(s: &mut String, report: &Report) {
             esc(c.remoteports.as_deref().unwrap_or("-")),
             esc(&io_sizes(c)),
             esc(&rdma_settings(c)),
+            c.engine,
             esc(&row.mount_options).replace(',', ",<wbr>")
         );
     }
     s.push_str("</table></div>\n");
+    let kernel: Vec<&Cell> = report.cells.iter().filter(|c| c.kernel.is_some()).collect();
+    if !kernel.is_empty() {
+        s.push_str("<p class=\"lead\">The kernel NFS client's own RPC statistics over the measured windows (/proc/self/mountstats):</p>\n<div class=\"scroll\"><table><tr><th>case</th><th>workload</th><th>RPC statistics</th></tr>");
+        for c in kernel {
+            if let Some(k) = &c.kernel {
+                let _ = write!(
+                    s,
+                    "<tr><td class=\"k\">{}</td><td class=\"k\">{}</td><td>{}</td></tr>",
+                    esc(&c.case),
+                    esc(&c.workload),
+                    esc(&kernel_counters_line(k))
+                );
+            }
+        }
+        s.push_str("</table></div>\n");
+    }
 }
 
 fn cells_table(s: &mut String, report: &Report) {

@@ -1,0 +1,19 @@
+//! The kernel engine's mounts: measuring the operating system's own NFS client means mounting the
+//! target with `mount.nfs` and a test case's option string, running the jobs on the mount point, and
+//! leaving nothing behind.
+//!
+//! - [`namespace::enter_private`] moves the calling process into its own mount namespace (root only),
+//!   with every mount private, so that a test mount is never seen by the host and disappears with the
+//!   last process of the run — even one killed in the middle of a cell.
+//! - [`NfsMount::mount`] runs `mount.nfs TARGET POINT -o OPTIONS` on a fresh directory, keeping
+//!   mount.nfs's own words when it refuses; [`NfsMount::unmount`] (or dropping it) unmounts and removes
+//!   the directory.
+//!
+//! What the mount really negotiated is read from `/proc/self/mountstats` by the `mountstats` crate.
+
+pub mod error;
+pub mod namespace;
+mod nfs_mount;
+
+pub use error::KernelMountError;
+pub use nfs_mount::{mount_target, NfsMount};

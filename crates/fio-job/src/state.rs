@@ -191,7 +191,9 @@ impl State {
             Some(Size::Bytes(b)) => (Some(b), None),
             Some(Size::Percent(p)) => (None, Some(u8::try_from(p).unwrap_or(100))),
         };
-        if size.is_none() && self.filesize.is_none() {
+        // With filename= and no size, the file's own size is used (fio: an existing file or a block
+        // device); only the file engine can read it, and the NFS engine refuses the job.
+        if size.is_none() && self.filesize.is_none() && (self.filenames.is_empty() || size_percent.is_some()) {
             return Err(invalid(if size_percent.is_some() {
                 "size=N% needs filesize= (nfsbench creates the files and does not look at existing ones)".into()
             } else {
@@ -228,7 +230,8 @@ impl State {
         let mut spec = self.spec(name.clone(), size, size_percent);
         spec.time_based = time_based;
         let io = spec.io_size();
-        if io < spec.min_bs() {
+        let sized_by_file = size.is_none() && self.filesize.is_none();
+        if io < spec.min_bs() && !sized_by_file {
             return Err(invalid(format!(
                 "blocksize {} is larger than the data set ({io} bytes per loop from size/filesize)",
                 spec.min_bs()

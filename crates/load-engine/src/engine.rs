@@ -3,6 +3,7 @@
 //! each group, so a job's `usr_cpu`/`sys_cpu` is the client process's over its group's run (all
 //! clones share one process, unlike fio's per-thread figures).
 
+use crate::clone_core::{CloneSetup, WorkerOutcome};
 use crate::error::EngineError;
 use crate::layout::{prepare_file, LayoutRequest, PreparedFile};
 use crate::live::LiveCounters;
@@ -11,7 +12,7 @@ use crate::paths::{export_relative, resolve_directory};
 use crate::peers::{private_path, Peers};
 use crate::permutation::splitmix64;
 use crate::verify::{Verifier, VerifyKind, HEADER_LEN};
-use crate::worker::{self, WorkerOutcome, WorkerSetup};
+use crate::worker::{self, WorkerSetup};
 use fio_job::{JobSet, JobSpec, Verify};
 use nfs_client::NfsClient;
 use report::{CpuSnapshot, CpuUsage, JobResult};
@@ -51,21 +52,81 @@ struct JobClone {
     seed: u64,
 }
 
+/// What an engine does that the group logic does not: where a job's file lives, laying files out,
+/// and running one clone. The NFS engine ([`NfsBackend`]) and the file engine ([`crate::file`]) are
+/// siblings over it.
+pub(crate) trait Backend {
+    /// A file laid out and ready for I/O.
+    type File: Clone;
+    /// Where the job file `name` lives for this engine, and a notice when the user should know how it
+    /// was read; `directories` are the job's `directory=` entries.
+    fn locate(&self, name: &str, directories: &[String]) -> (String, Option<String>);
+    /// Lay out every distinct file of a group.
+    async fn prepare(
+        &self,
+        requests: BTreeMap<String, LayoutRequest>,
+        verbose: bool,
+    ) -> Result<BTreeMap<String, Self::File>, EngineError>;
+    /// The region of a prepared file the job uses (a file sized by itself is known only once open).
+    fn region(file: &Self::File) -> Region;
+    /// Start one clone over its prepared files.
+    fn start(&self, files: Vec<Self::File>, clone: CloneSetup) -> tokio::task::JoinHandle<WorkerOutcome>;
+}
+
+/// The NFS engine's side: files on the export through the userspace client.
+struct NfsBackend<'a> {
+    client: &'a NfsClient,
+    export: &'a str,
+}
+
+impl Backend for NfsBackend<'_> {
+    type File = PreparedFile;
+
+    fn locate(&self, name: &str, directories: &[String]) -> (String, Option<String>) {
+        export_relative(name, directories, self.export)
+    }
+
+    async fn prepare(
+        &self,
+        requests: BTreeMap<String, LayoutRequest>,
+        verbose: bool,
+    ) -> Result<BTreeMap<String, PreparedFile>, EngineError> {
+        prepare_all(self.client, requests, verbose).await
+    }
+
+    fn region(file: &PreparedFile) -> Region {
+        file.region
+    }
+
+    fn start(&self, files: Vec<PreparedFile>, clone: CloneSetup) -> tokio::task::JoinHandle<WorkerOutcome> {
+        tokio::spawn(worker::run(WorkerSetup { client: self.client.clone(), files, clone }))
+    }
+}
+
 /// Run every group of `set` against `client`.
 pub async fn run(client: &NfsClient, set: &JobSet, config: &EngineConfig) -> Result<EngineRun, EngineError> {
+    run_groups(&NfsBackend { client, export: &config.export }, set, config).await
+}
+
+/// Every group of `set`, one after another, through `backend`.
+pub(crate) async fn run_groups<B: Backend>(
+    backend: &B,
+    set: &JobSet,
+    config: &EngineConfig,
+) -> Result<EngineRun, EngineError> {
     let mut run = EngineRun { results: Vec::new(), failures: Vec::new(), notices: Vec::new() };
     let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for (i, job) in set.jobs.iter().enumerate() {
         groups.entry(job.group).or_default().push(i);
     }
     for jobs in groups.values() {
-        run_group(client, set, jobs, config, &mut run).await?;
+        run_group(backend, set, jobs, config, &mut run).await?;
     }
     Ok(run)
 }
 
-async fn run_group(
-    client: &NfsClient,
+async fn run_group<B: Backend>(
+    backend: &B,
     set: &JobSet,
     jobs: &[usize],
     config: &EngineConfig,
@@ -84,20 +145,24 @@ async fn run_group(
             }
             let mut files = Vec::new();
             for (filenum, name) in names.iter().enumerate() {
-                let (path, notice) = export_relative(name, &directories, &config.export);
+                let (path, notice) = backend.locate(name, &directories);
                 if let Some(notice) = notice.filter(|n| !run.notices.contains(n)) {
                     run.notices.push(notice);
                 }
-                let region = Region { start: spec.offset, len: spec.file_size(filenum as u32) };
+                let sized_by_file = spec.size.is_none() && spec.filesize.is_none();
+                let region = Region { start: spec.offset, len: spec.file_io_size(filenum as u32) };
                 let request = requests.entry(path.clone()).or_insert_with(|| LayoutRequest {
                     name: path.clone(),
                     region,
                     fill: false,
                     verifier,
+                    sized_by_file,
+                    direct: spec.direct,
                 });
                 request.region.len = request.region.len.max(region.len);
                 request.fill |= spec.rw.reads();
                 request.verifier = request.verifier.or(verifier);
+                request.direct |= spec.direct;
                 files.push(path);
             }
             clones.push(JobClone {
@@ -112,7 +177,7 @@ async fn run_group(
     config.live.begin_group(clones.len());
     let group = clones.first().map_or(0, |c| c.spec.group);
     let shared = clones.iter().any(|c| !c.spec.filenames.is_empty());
-    let prepared = prepare_in_step(client, requests, config, shared, group).await?;
+    let prepared = prepare_in_step(backend, requests, config, shared, group).await?;
     // CPU is counted from the end of the longest startdelay + ramp_time, as fio resets its counters there.
     let warmup = clones.iter().map(|c| c.spec.startdelay + c.spec.ramp_time).max().unwrap_or_default();
     let cpu_mark = tokio::spawn(async move {
@@ -122,17 +187,17 @@ async fn run_group(
     let group_start = (CpuSnapshot::now().ok(), Instant::now());
     let mut handles = Vec::new();
     for (slot, clone) in clones.iter().enumerate() {
-        let files = clone.files.iter().filter_map(|p| prepared.get(p).cloned()).collect();
-        let setup = WorkerSetup {
-            client: client.clone(),
+        let files: Vec<B::File> = clone.files.iter().filter_map(|p| prepared.get(p).cloned()).collect();
+        let setup = CloneSetup {
             spec: clone.spec.clone(),
-            files,
+            files: clone.files.iter().cloned().zip(files.iter().map(B::region)).collect(),
             verifier: clone.verifier,
             seed: clone.seed,
             live: config.live.clone(),
             slot,
+            max_read: u64::MAX,
         };
-        handles.push(tokio::spawn(worker::run(setup)));
+        handles.push(backend.start(files, setup));
     }
     let mut outcomes = Vec::new();
     for handle in handles {
@@ -161,18 +226,19 @@ async fn run_group(
 
 /// Lay out the group's files; with peers, in step with them: client 0 first when files are shared (the
 /// others then find them laid out), and nobody starts the clock until every client is ready.
-async fn prepare_in_step(
-    client: &NfsClient,
+async fn prepare_in_step<B: Backend>(
+    backend: &B,
     requests: BTreeMap<String, LayoutRequest>,
     config: &EngineConfig,
     shared: bool,
     group: u32,
-) -> Result<BTreeMap<String, PreparedFile>, EngineError> {
+) -> Result<BTreeMap<String, B::File>, EngineError> {
+    let verbose = config.verbose_layout;
     let Some(peers) = &config.peers else {
-        return prepare_all(client, requests, config).await;
+        return backend.prepare(requests, verbose).await;
     };
     let prepared = if !shared || peers.rank() == 0 {
-        let done = prepare_all(client, requests, config).await;
+        let done = backend.prepare(requests, verbose).await;
         if shared && !peers.all_ok(done.is_ok()) {
             return Err(done.err().unwrap_or(EngineError::Peer { group }));
         }
@@ -181,7 +247,7 @@ async fn prepare_in_step(
         if !peers.all_ok(true) {
             return Err(EngineError::Peer { group });
         }
-        prepare_all(client, requests, config).await
+        backend.prepare(requests, verbose).await
     };
     if !peers.all_ok(prepared.is_ok()) {
         return Err(prepared.err().unwrap_or(EngineError::Peer { group }));
@@ -193,9 +259,15 @@ async fn prepare_in_step(
 async fn prepare_all(
     client: &NfsClient,
     requests: BTreeMap<String, LayoutRequest>,
-    config: &EngineConfig,
+    verbose: bool,
 ) -> Result<BTreeMap<String, PreparedFile>, EngineError> {
     use futures_util::stream::{self, StreamExt, TryStreamExt};
+    if let Some(request) = requests.values().find(|r| r.sized_by_file) {
+        return Err(EngineError::Usage(format!(
+            "file '{}': you need to specify size= (or filesize=): nfsbench creates the files it uses over NFS",
+            request.name
+        )));
+    }
     let mut dirs: BTreeMap<String, nfs_client::FileHandle> = BTreeMap::new();
     for path in requests.keys() {
         let dir = path.rsplit_once('/').map_or("", |(d, _)| d).to_string();
@@ -205,7 +277,6 @@ async fn prepare_all(
         }
     }
     let root = client.root().clone();
-    let verbose = config.verbose_layout;
     stream::iter(requests.into_values().enumerate())
         .map(|(i, request)| {
             let (dir, leaf) = match request.name.rsplit_once('/') {

@@ -30,6 +30,16 @@ pub enum EngineError {
     /// Another client of a many-clients run could not go on (its own error is in its own report).
     #[error("another client failed before group {group} could start")]
     Peer { group: u32 },
+    /// A local file or directory of the file engine could not be used (`what` names it).
+    #[error("{what}: {source}")]
+    Local {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// `direct=1` on a file system that refuses O_DIRECT.
+    #[error("direct=1: the file system of '{path}' ({fs}) refuses O_DIRECT; use direct=0 (buffered) there")]
+    DirectRefused { path: String, fs: String },
     /// Resolving the job directory failed.
     #[error("directory '{path}': {source}")]
     Directory {

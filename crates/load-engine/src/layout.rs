@@ -26,6 +26,10 @@ pub struct LayoutRequest {
     /// The file must hold data up to the region's end (a job reads it).
     pub fill: bool,
     pub verifier: Option<Verifier>,
+    /// No `size=` or `filesize=`: the file's own size (an existing file, a block device) sets the region.
+    pub sized_by_file: bool,
+    /// A job opens the file with O_DIRECT.
+    pub direct: bool,
 }
 
 /// Writes in flight while laying out a file.
@@ -63,7 +67,7 @@ pub async fn prepare_file(
 }
 
 /// Where filling resumes: the last whole unit below the current size, never before the region.
-fn fill_start(size: u64, region: Region, unit: u64) -> u64 {
+pub(crate) fn fill_start(size: u64, region: Region, unit: u64) -> u64 {
     if size <= region.start {
         region.start
     } else {
@@ -124,14 +128,7 @@ impl Fill<'_> {
         while offset < end || !in_flight.is_empty() {
             while offset < end && in_flight.len() < LAYOUT_DEPTH {
                 let len = chunk.min(end - offset);
-                let data = match verifier {
-                    Some(v) => {
-                        let mut buf = vec![0u8; len as usize];
-                        v.fill(&mut buf, offset, seed ^ offset);
-                        Bytes::from(buf)
-                    }
-                    None => filler.slice(..len as usize),
-                };
+                let data = layout_chunk(verifier, &filler, offset, len, seed);
                 let pending = client.submit_write(fh, offset, data, StableHow::Unstable);
                 in_flight.push(async move { (offset, len, pending.await) });
                 offset += len;
@@ -149,6 +146,19 @@ impl Fill<'_> {
         let committed = client.commit(fh, 0, 0).await.map_err(|e| EngineError::file(name, e))?;
         stable &= write_verifier.is_none_or(|v| v == committed);
         Ok((written, stable))
+    }
+}
+
+/// The bytes laid out at `offset`: verify units when the job verifies (a function of the offset and
+/// the seed, so a second pass writes the same), else the filler's random bytes.
+pub(crate) fn layout_chunk(verifier: Option<Verifier>, filler: &Bytes, offset: u64, len: u64, seed: u64) -> Bytes {
+    match verifier {
+        Some(v) => {
+            let mut buf = vec![0u8; len as usize];
+            v.fill(&mut buf, offset, seed ^ offset);
+            Bytes::from(buf)
+        }
+        None => filler.slice(..len as usize),
     }
 }
 

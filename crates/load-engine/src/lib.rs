@@ -1,20 +1,27 @@
 //! nfsbench's load engine: fio-style jobs ([`fio_job::JobSet`]) driven through the userspace NFS client
-//! ([`nfs_client::NfsClient`]), measured into [`report`]'s recorders.
+//! ([`nfs_client::NfsClient`], [`engine::run`]) or through io_uring on local files and block devices
+//! ([`file::run`], the file engine), measured into [`report`]'s recorders.
 //!
-//! - [`engine::run`] runs the groups of a job set one after another and the jobs of a group (with their
-//!   `numjobs` clones) at once, after laying out the files they read ([`layout`]).
-//! - Each clone is a [`worker`] that keeps `iodepth` calls in flight; [`offsets`] decides where each goes
-//!   and how large it is (sequential, random through a map, or uniform), and [`verify`] writes and checks
-//!   self-describing blocks for `verify=crc32c|md5`.
+//! - [`engine`] runs the groups of a job set one after another and the jobs of a group (with their
+//!   `numjobs` clones) at once, after laying out the files they read; it is generic over the engine's
+//!   side (where files live, layout, starting a clone): the NFS engine ([`worker`], [`layout`]) and the
+//!   file engine ([`file`]) are siblings over it.
+//! - Each clone's choices are [`clone_core`]'s, whatever the engine: [`offsets`] decides where each I/O
+//!   goes and how large it is (sequential, random through a map, or uniform), phases and stop
+//!   conditions, and [`verify`] writes and checks self-describing blocks for `verify=crc32c|md5` (so a
+//!   file written by one engine verifies with the other).
 //! - [`live::LiveCounters`] feed a progress line while the run goes on.
 //! - [`Peers`] keeps several clients (MPI ranks) in step: their own files, every group started together.
 //!
-//! Timing follows fio: submission latency (slat) is the time to encode and queue a call, completion
-//! latency (clat) runs from there to the reply being reaped, and lat is their sum.
+//! Timing follows fio: submission latency (slat) is the time to prepare and submit an I/O (encode and
+//! queue a call; fill and submit an io_uring entry), completion latency (clat) runs from there to the
+//! completion being reaped, and lat is their sum.
 
 pub mod buffers;
+pub mod clone_core;
 pub mod engine;
 pub mod error;
+pub mod file;
 pub mod layout;
 pub mod live;
 pub mod offsets;

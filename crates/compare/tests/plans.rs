@@ -30,6 +30,19 @@ fn the_netapp_plan_has_ten_cases_and_its_v41_rows_are_not_supported_yet() {
 }
 
 #[test]
+fn the_kernel_netapp_plan_mounts_all_ten_cases_with_the_kernel_client() {
+    let plan = parse(&repo_plan("netapp-study-kernel.toml"), DEFAULTS).expect("parses");
+    assert_eq!((plan.cases.len(), plan.workloads.len()), (10, 4));
+    assert!(plan.cases.iter().all(compare::plan::Case::is_kernel));
+    assert_eq!(validate(&plan, Some("filer:/export")).expect("valid"), vec![None; 10], "mount.nfs judges every case");
+    let v41 = plan.cases.iter().find(|c| c.name == "v41-rdma").expect("case");
+    assert_eq!(v41.mount_options(), "vers=4.1,proto=rdma,port=20049");
+    let names: Vec<&str> = plan.cases.iter().map(|c| c.name.as_str()).collect();
+    let ours = parse(&repo_plan("netapp-study.toml"), DEFAULTS).expect("parses");
+    assert_eq!(names, ours.cases.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), "the same ten cases");
+}
+
+#[test]
 fn the_scaling_plan_sweeps_three_parameters() {
     let plan = parse(&repo_plan("scaling.toml"), DEFAULTS).expect("parses");
     validate(&plan, None).expect("valid");

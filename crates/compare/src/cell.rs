@@ -28,6 +28,9 @@ pub enum CellError {
     /// `args`: `nfsbench run`'s arguments; `last`: the last line it wrote to stderr.
     #[error("nfsbench {} exited with {status}: {last}", .args.join(" "))]
     Exit { args: Vec<String>, status: ExitStatus, last: String },
+    /// SIGINT or SIGTERM: the cell in progress was stopped.
+    #[error("interrupted")]
+    Interrupted,
     #[error("reading {}: {source}", .path.display())]
     Read {
         path: PathBuf,
@@ -155,13 +158,23 @@ impl ClientSetup {
             }
             None => Command::new(&self.exe),
         };
-        let status = command
+        if crate::interrupt::interrupted() {
+            return Err(CellError::Interrupted);
+        }
+        let mut child = command
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(err)
-            .status()
+            .spawn()
             .map_err(|source| CellError::Spawn { exe: self.exe.clone(), source })?;
+        crate::interrupt::set_child(child.id());
+        let status = child.wait();
+        crate::interrupt::set_child(0);
+        let status = status.map_err(|source| CellError::Spawn { exe: self.exe.clone(), source })?;
+        if crate::interrupt::interrupted() {
+            return Err(CellError::Interrupted);
+        }
         if status.success() {
             return Ok(());
         }

@@ -91,6 +91,9 @@ pub enum RunError {
     },
     #[error(transparent)]
     Baselines(#[from] BaselineError),
+    /// SIGINT or SIGTERM: the cell in progress was stopped and the plan ended.
+    #[error("interrupted during {during}; no report was written")]
+    Interrupted { during: String },
 }
 
 /// One run of one cell, in plan order.
@@ -147,6 +150,9 @@ pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<
                     last_error = None;
                     break;
                 }
+                Err(CellError::Interrupted) => {
+                    return Err(RunError::Interrupted { during: format!("laying out {job}'s files") })
+                }
                 Err(source) => {
                     failed.insert(case.name.clone(), failure(&source, server_log()));
                     last_error = Some(source);
@@ -196,6 +202,7 @@ pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<
         let link = plan.link_for(&step.workload);
         let measure = match client.run_cell(step.case, &step.workload, plan.runtime, plan.ramp, link.as_ref(), &json) {
             Ok(measure) => measure,
+            Err(CellError::Interrupted) => return Err(RunError::Interrupted { during: what }),
             Err(source) => {
                 // The case stops here; every other case is still measured.
                 let why = failure(&source, server_log());

@@ -7,7 +7,7 @@
 //! - [`plan`], [`plan_file`], [`validate`]: what to run (TOML plans, the defaults, checks).
 //! - [`execute`]: running it — [`embedded`] server, one `nfsbench run` child per repetition ([`cell`]),
 //!   the server's CPU sampled ([`cpu_sampler`]), the transports' own figures ([`wire_baselines`]),
-//!   [`progress`].
+//!   [`progress`]; [`interrupt`]: SIGINT stops the cell in progress and ends the plan.
 //! - [`measure`], [`stats`], [`summarize`]: from fio JSON to the [`results::Report`]; [`prediction`]:
 //!   the closed-form model's figures (crate `model`) beside a round-trip sweep's points.
 //! - [`render`] and [`output`]: the files of a comparison.
@@ -16,6 +16,7 @@ pub mod cell;
 pub mod cpu_sampler;
 pub mod embedded;
 pub mod execute;
+pub mod interrupt;
 pub mod machine;
 pub mod measure;
 pub mod output;

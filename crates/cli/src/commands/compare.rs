@@ -139,6 +139,9 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
         hostfile: args.hostfile.clone(),
         cpus,
     };
+    if let Err(e) = compare::interrupt::watch() {
+        return Err(CliError::Failed(format!("watching for interrupts: {e}")));
+    }
     let finished = match compare::execute::execute(&plan, &unsupported, &setup) {
         Ok(f) => f,
         Err(e) => return Err(CliError::Failed(e.to_string())),

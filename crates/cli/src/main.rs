@@ -37,6 +37,9 @@ enum Command {
     /// The closed-form throughput model: bandwidth, IOPS and the binding limit over distance, credits,
     /// inline threshold and I/O size, TCP against RDMA (`nfsbench model --help`).
     Model(commands::model::ModelArgs),
+    /// What a Linux NFS mount negotiated and its RPC statistics, from /proc/self/mountstats; `--asked`
+    /// checks the options it was asked for (`nfsbench mountstats --help`).
+    Mountstats(commands::mountstats::MountstatsArgs),
     /// Serve NFSv3 and MOUNT v3 over TCP from RAM disks or local directories.
     Serve(commands::serve::ServeArgs),
     /// Run fio-style jobs against an NFS export through nfsbench's own client (`nfsbench run --help`).
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => ("compare", commands::compare::run(&args)),
         Command::Decode(args) => ("decode", commands::decode::run(&args)),
         Command::Model(args) => ("model", commands::model::run(&args)),
+        Command::Mountstats(args) => ("mountstats", commands::mountstats::run(&args)),
         Command::Serve(args) => ("serve", commands::serve::run(&args)),
         Command::Run { args } => ("run", commands::run::run(&args)),
     };

@@ -1,6 +1,7 @@
 pub mod compare;
 pub mod decode;
 pub mod model;
+pub mod mountstats;
 pub mod provider;
 mod rdma_flags;
 pub mod run;

@@ -71,14 +71,14 @@ pub fn prepare(request: &LayoutRequest, seed: u64, verbose: bool) -> Result<Loca
             region.start + region.len
         )));
     }
+    if request.direct {
+        check_direct(&path, block_device)?;
+    }
     if request.fill && !block_device && size < region.start + region.len {
         let written = fill(&file, request, region, size, seed)?;
         if verbose && written > 0 {
             eprintln!("{}: Laying out IO file (1 file / {}MiB)", request.name, written >> 20);
         }
-    }
-    if request.direct {
-        check_direct(&path, block_device)?;
     }
     // fio's invalidate=1: what the page cache holds of the file goes, so buffered reads reach the device.
     let _ = uring_io::facts::drop_cached_pages(&file);

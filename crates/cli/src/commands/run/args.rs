@@ -1,7 +1,11 @@
 //! `nfsbench run`'s command line: nfsbench's own flags (`--target`, `-o`, `--output-format`,
 //! `--output`, `--client-threads`, `--eta`, `--rdma-*`, `--wan`) are taken out; the job file is the positional argument that
 //! names an existing file; everything else goes, in order, to the fio option parser, as fio reads its
-//! own command line (`--name=a --rw=read --name=b ...`).
+//! own command line (`--name=a --rw=read --name=b ...`). `--directory DIR` is fio's option set for every
+//! job: it goes first, before any `--name`, where fio options apply to all jobs.
+//!
+//! Without `--target` the jobs run on local paths through the file engine; the NFS-only flags (`-o`,
+//! `--rdma-*`, `--wan`) are then refused by name.
 
 use std::path::PathBuf;
 
@@ -29,7 +33,8 @@ pub enum Eta {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunArgs {
     pub job_file: Option<PathBuf>,
-    pub target: String,
+    /// The NFS export; `None`: the file engine on the jobs' local paths.
+    pub target: Option<String>,
     pub mount_options: Option<String>,
     pub formats: Vec<Format>,
     pub output: Option<PathBuf>,
@@ -66,7 +71,7 @@ impl RunArgs {
 pub fn parse(args: &[String]) -> Result<RunArgs, String> {
     let mut parsed = RunArgs {
         job_file: None,
-        target: String::new(),
+        target: None,
         mount_options: None,
         formats: vec![Format::Normal],
         output: None,
@@ -79,7 +84,7 @@ pub fn parse(args: &[String]) -> Result<RunArgs, String> {
         fio_args: Vec::new(),
         help: false,
     };
-    let mut target = None;
+    let mut directory = None;
     let mut i = 0;
     while i < args.len() {
         let arg = &args[i];
@@ -96,7 +101,8 @@ pub fn parse(args: &[String]) -> Result<RunArgs, String> {
         };
         match key {
             "-h" | "--help" => parsed.help = true,
-            "--target" => target = Some(value("--target")?),
+            "--target" => parsed.target = Some(value("--target")?),
+            "--directory" => directory = Some(value("--directory")?),
             "-o" | "--options" => parsed.mount_options = Some(value("-o")?),
             "--output-format" | "--output_format" => parsed.formats = parse_formats(&value("--output-format")?)?,
             "--output" => parsed.output = Some(PathBuf::from(value("--output")?)),
@@ -123,7 +129,21 @@ pub fn parse(args: &[String]) -> Result<RunArgs, String> {
     if parsed.help {
         return Ok(parsed);
     }
-    parsed.target = target.ok_or("missing --target HOST:/EXPORT (or nfs://HOST/EXPORT?version=3)")?;
+    if let Some(dir) = directory {
+        parsed.fio_args.insert(0, format!("--directory={dir}"));
+    }
+    if parsed.target.is_none() {
+        let nfs_only = [
+            parsed.mount_options.is_some().then_some("-o"),
+            parsed.rdma_flag_given(),
+            parsed.wan.is_some().then_some("--wan"),
+        ];
+        if let Some(flag) = nfs_only.into_iter().flatten().next() {
+            return Err(format!(
+                "{flag} applies to an NFS --target only (without --target the jobs run on local files)"
+            ));
+        }
+    }
     if parsed.job_file.is_none() && !parsed.fio_args.iter().any(|a| a.starts_with("--name")) {
         return Err("no job: give a job file or fio options starting with --name=NAME".into());
     }
@@ -165,8 +185,12 @@ Run fio-style jobs against an NFS export through nfsbench's own NFSv3 client (no
 Usage: nfsbench run [JOBFILE.fio] [--name=NAME --rw=... --bs=... fio options]
                     --target HOST:/EXPORT | nfs://HOST/EXPORT?version=3&nfsport=P&mountport=P&nconnect=N
                     [-o MOUNT_OPTIONS] [--output-format=normal|json|json+] [--output FILE]
+       nfsbench run [JOBFILE.fio] [fio options] --directory DIR | --filename=PATH
+                    (no --target: the file engine, io_uring on any mounted file system or block device)
 
   --target T             the export: HOST:/EXPORT as mount.nfs takes it, or a libnfs nfs:// URL
+  --directory DIR        fio's directory= for every job; without --target the jobs' files are there
+                         (the file engine: direct=1 is O_DIRECT, fio's io_uring engine's model)
   -o OPTIONS             mount.nfs options: vers=3,proto=tcp|rdma,port=,mountport=,nconnect=,
                          remoteports=A-B (or A~B~C),rsize=,wsize=,timeo=,retrans=,hard|soft,...
                          proto=rdma: RPC-over-RDMA v1 to port 20049 (MOUNT stays on TCP)
@@ -189,7 +213,8 @@ fio options: name, description, rw/readwrite, rwmixread, rwmixwrite, bs, bsrange
 filesize, nrfiles, filename, directory, offset, iodepth, numjobs, runtime, time_based, ramp_time,
 startdelay, loops, direct, buffered, fsync, fdatasync, end_fsync, create_on_open, verify (crc32c, md5),
 verify_fatal, verify_interval, do_verify, randrepeat, randseed, norandommap, group_reporting,
-stonewall, new_group, percentile_list, ioengine (ignored: I/O goes through nfsbench's client).
+stonewall, new_group, percentile_list, ioengine (ignored: I/O goes through nfsbench's NFS client, or
+io_uring for the file engine).
 Any other option is refused by name.
 
 Exit status: 0 success; 1 the run failed (verify or I/O error, server unreachable); 2 bad usage.
@@ -217,7 +242,7 @@ mod tests {
             "--output-format=json+",
         ]))
         .expect("parses");
-        assert_eq!(parsed.target, "h:/export");
+        assert_eq!(parsed.target.as_deref(), Some("h:/export"));
         assert_eq!(parsed.mount_options.as_deref(), Some("vers=3,nconnect=4"));
         assert_eq!(parsed.formats, vec![Format::JsonPlus]);
         assert_eq!(parsed.fio_args, args(&["--name=a", "--rw=read", "--bs", "4k"]));
@@ -232,8 +257,23 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_target_is_bad_usage() {
-        assert!(parse(&args(&["--name=a"])).unwrap_err().contains("--target"));
+    fn without_a_target_the_nfs_flags_are_refused_by_name() {
+        assert_eq!(parse(&args(&["--name=a"])).expect("the file engine").target, None);
+        for (flag, given) in [
+            ("-o", &["-o", "vers=3"][..]),
+            ("--rdma-credits", &["--rdma-credits", "32"]),
+            ("--wan", &["--wan", "rtt=1ms"]),
+        ] {
+            let e =
+                parse(&[&["--name=a"], given].concat().iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap_err();
+            assert!(e.starts_with(&format!("{flag} applies to an NFS --target only")), "{e}");
+        }
+    }
+
+    #[test]
+    fn directory_applies_to_every_job() {
+        let parsed = parse(&args(&["--name=a", "--directory", "/mnt/x", "--name=b"])).expect("parses");
+        assert_eq!(parsed.fio_args, args(&["--directory=/mnt/x", "--name=a", "--name=b"]));
     }
 
     #[test]

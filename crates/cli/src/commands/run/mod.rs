@@ -1,8 +1,10 @@
-//! `nfsbench run`: fio-style jobs against an NFS export through nfsbench's own client.
+//! `nfsbench run`: fio-style jobs against an NFS export through nfsbench's own client, or — without
+//! `--target` — on local files and block devices through the file engine (io_uring).
 //!
 //! The command line is split ([`args`]); the job file and fio options become a [`fio_job::JobSet`]; the
 //! target and `-o` options a [`mount_options::MountSpec`]; the client mounts the export and the engine
-//! ([`load_engine::run`]) runs the groups; the results are written as fio writes them (normal, json, json+).
+//! ([`load_engine::run`], or [`load_engine::file::run`] on local paths) runs the groups; the results are
+//! written as fio writes them (normal, json, json+), the engine and what it ran on in the notes.
 //! Started by `mpirun -np N`, every rank is one client and rank 0 writes the merged result ([`clients`]).
 //!
 //! Exit status: 0 success; 1 the run failed (an I/O or verify error, the server unreachable); 2 bad usage
@@ -57,8 +59,12 @@ pub fn run(raw: &[String]) -> Result<(), CliError> {
     let clones: usize = jobs.jobs.iter().map(|j| j.numjobs.max(1) as usize).sum();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     // Half the cores: the client's tasks are cheap and a loopback or same-host server needs the rest; on
-    // 2 cores one thread measured faster than two (bench/client-vs-fio.sh, 4 jobs).
-    let threads = args.client_threads.unwrap_or_else(|| (cores / 2).min(clones).max(1));
+    // 2 cores one thread measured faster than two (bench/client-vs-fio.sh, 4 jobs). The file engine's
+    // clones run on threads of their own; the runtime only waits for them.
+    let threads = match spec {
+        Some(_) => args.client_threads.unwrap_or_else(|| (cores / 2).min(clones).max(1)),
+        None => 1,
+    };
     // One thread runs everything on the calling thread (tokio's current-thread scheduler): no
     // cross-thread wake-ups between a connection's reader and the jobs it completes.
     let mut builder = if threads == 1 {
@@ -69,13 +75,14 @@ pub fn run(raw: &[String]) -> Result<(), CliError> {
         b
     };
     let runtime = builder.enable_all().build().context("starting the client runtime")?;
-    runtime.block_on(run_jobs(&args, &jobs, &spec, clients, &me))
+    runtime.block_on(run_jobs(&args, &jobs, spec.as_ref(), clients, &me))
 }
 
 /// What the command line asks for.
 enum Setup {
     Help,
-    Run(Box<(RunArgs, fio_job::JobSet, MountSpec)>),
+    /// The command line, the jobs, and the export (`None`: the file engine on local paths).
+    Run(Box<(RunArgs, fio_job::JobSet, Option<MountSpec>)>),
 }
 
 /// The command line, the job file and the target, or the exit status that says why not.
@@ -97,44 +104,52 @@ fn setup(raw: &[String], me: &Me) -> Result<Setup, CliError> {
         Ok(jobs) => jobs,
         Err(e) => return Err(me.usage(&e.to_string())),
     };
-    let spec = match MountSpec::parse(&args.target, args.mount_options.as_deref()) {
-        Ok(spec) => spec,
-        Err(e) => return Err(me.usage(&e.to_string())),
+    let spec = match &args.target {
+        Some(target) => match MountSpec::parse(target, args.mount_options.as_deref()) {
+            Ok(spec) => Some(spec),
+            Err(e) => return Err(me.usage(&e.to_string())),
+        },
+        None => {
+            if let Some(job) = jobs.jobs.iter().find(|j| j.directory.is_none() && j.filenames.is_empty()) {
+                return Err(me.usage(&format!(
+                    "job '{}': no --target and no local path: give --target HOST:/EXPORT (NFS), or --directory DIR \
+                     or filename= (the file engine on local files)",
+                    job.name
+                )));
+            }
+            None
+        }
     };
     if me.speaks() {
-        for notice in jobs.notices.iter().chain(&spec.notices) {
+        let nfs_notices = spec.as_ref().map_or(&[][..], |s| &s.notices[..]);
+        for notice in jobs.notices.iter().filter(|n| spec.is_some() || !nfs_only_notice(n)).chain(nfs_notices) {
             eprintln!("nfsbench: note: {notice}");
         }
     }
     Ok(Setup::Run(Box::new((args, jobs, spec))))
 }
 
+/// fio-job's notices that speak of the NFS client (ioengine=, invalidate, thread): the file engine runs
+/// io_uring on threads of its own and invalidates cached pages as fio does, so they do not apply.
+fn nfs_only_notice(notice: &str) -> bool {
+    ["ioengine=", "invalidate:", "thread:"].iter().any(|p| notice.starts_with(p))
+}
+
 async fn run_jobs(
     args: &RunArgs,
     jobs: &fio_job::JobSet,
-    spec: &MountSpec,
+    spec: Option<&MountSpec>,
     clients: Option<Arc<MpiClients>>,
     me: &Me,
 ) -> Result<(), CliError> {
-    let mounted = mount(args, spec, me).await;
-    if let Some(clients) = &clients {
-        if !clients.all_ok(mounted.is_ok()) {
-            return Err(match mounted {
-                Ok(client) => {
-                    let _ = client.unmount().await;
-                    me.another_failed("mounting")
-                }
-                Err(e) => e,
-            });
-        }
-    }
-    let client = match mounted {
-        Ok(client) => client,
-        Err(e) => return Err(e),
+    let client = match spec {
+        Some(spec) => Some(mount_in_step(args, spec, clients.as_deref(), me).await?),
+        None => None,
     };
     let live = Arc::new(LiveCounters::default());
     let peers = clients.clone().map(|c| c as Arc<dyn load_engine::Peers>);
-    let config = EngineConfig { export: spec.export.clone(), live: live.clone(), verbose_layout: me.speaks(), peers };
+    let export = spec.map_or_else(String::new, |s| s.export.clone());
+    let config = EngineConfig { export, live: live.clone(), verbose_layout: me.speaks(), peers };
     let show_progress = me.speaks()
         && match args.eta {
             Eta::Always => true,
@@ -144,19 +159,29 @@ async fn run_jobs(
     let ticker = show_progress.then(|| progress::spawn(live.clone(), jobs));
     let interrupts = tokio::spawn(stop_on_interrupt(live.clone()));
     let start_time = SystemTime::now();
-    let outcome = load_engine::run(&client, jobs, &config).await;
+    let outcome = match &client {
+        Some(client) => load_engine::run(client, jobs, &config).await,
+        None => load_engine::file::run(jobs, &config).await,
+    };
     interrupts.abort();
     if let Some(ticker) = ticker {
         ticker.stop().await;
     }
-    let connections = client.connections();
-    let rpc = client.stats();
-    if let Err(e) = client.unmount().await {
-        me.say(&format!("unmounting {}: {e}", args.target));
-    }
+    let notes = match (client, spec) {
+        (Some(client), Some(spec)) => {
+            let connections = client.connections();
+            let rpc = client.stats();
+            if let Err(e) = client.unmount().await {
+                me.say(&format!("unmounting {}: {e}", args.target.as_deref().unwrap_or_default()));
+            }
+            output::nfs_notes(args, spec, &connections, &rpc)
+        }
+        _ => output::file_notes(jobs),
+    };
     let engine_run = match outcome {
         Ok(run) => run,
         Err(load_engine::EngineError::Usage(message)) => return Err(me.usage(&message)),
+        Err(e @ load_engine::EngineError::DirectRefused { .. }) => return Err(me.usage(&e.to_string())),
         Err(e @ load_engine::EngineError::Task(_)) if clients.is_some() => {
             // The ranks are no longer in step: end now, and mpirun ends the others.
             me.say(&e.to_string());
@@ -172,7 +197,7 @@ async fn run_jobs(
             eprintln!("nfsbench: note: {notice}");
         }
     }
-    let run = output::run_result(args, jobs, spec, (&connections, &rpc), engine_run.results, start_time);
+    let run = output::run_result(jobs, notes, engine_run.results, start_time);
     let Some(clients) = clients else {
         output::write(args, &run)?;
         for failure in &engine_run.failures {
@@ -195,6 +220,28 @@ async fn run_jobs(
         eprintln!("nfsbench: {failure}");
     }
     said_failures(&gathered.failures)
+}
+
+/// The client mounted, every rank agreeing under MPI (a rank that cannot mount stops them all).
+async fn mount_in_step(
+    args: &RunArgs,
+    spec: &MountSpec,
+    clients: Option<&MpiClients>,
+    me: &Me,
+) -> Result<NfsClient, CliError> {
+    let mounted = mount(args, spec, me).await;
+    if let Some(clients) = clients {
+        if !clients.all_ok(mounted.is_ok()) {
+            return Err(match mounted {
+                Ok(client) => {
+                    let _ = client.unmount().await;
+                    me.another_failed("mounting")
+                }
+                Err(e) => e,
+            });
+        }
+    }
+    mounted
 }
 
 /// Exit status 1 when jobs failed (their failures were printed with the results), else success.
@@ -235,7 +282,7 @@ fn mount_failed(args: &RunArgs, me: &Me, e: ClientError) -> CliError {
     match e {
         ClientError::Unsupported(what) => me.usage(&what),
         e @ ClientError::LinkNeedsSoftProvider { .. } => me.usage(&e.to_string()),
-        e => me.failed(&format!("mounting {}: {e}", args.target)),
+        e => me.failed(&format!("mounting {}: {e}", args.target.as_deref().unwrap_or_default())),
     }
 }
 

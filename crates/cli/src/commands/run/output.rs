@@ -11,10 +11,8 @@ use std::time::SystemTime;
 
 /// The run's result as the report crate takes it.
 pub fn run_result(
-    args: &RunArgs,
     jobs: &fio_job::JobSet,
-    spec: &MountSpec,
-    (connections, rpc): (&[ConnectionInfo], &ClientStats),
+    notes: Vec<(String, String)>,
     results: Vec<JobResult>,
     start_time: SystemTime,
 ) -> RunResult {
@@ -23,8 +21,15 @@ pub fn run_result(
         global_options: jobs.global.0.clone(),
         start_time,
         percentile_list: jobs.jobs.iter().find_map(|j| j.percentile_list.clone()),
-        notes: notes(args, spec, connections, rpc),
+        notes,
     }
+}
+
+/// What a file-engine run ran on: the engine, and as "transport" (where compare reads what carried the
+/// I/O) the engine, how it opened the files and their file systems — "file (io_uring, O_DIRECT) on
+/// /mnt/x, nfs4".
+pub fn file_notes(jobs: &fio_job::JobSet) -> Vec<(String, String)> {
+    vec![("engine".to_string(), "file".to_string()), ("transport".to_string(), load_engine::file::describe(jobs))]
 }
 
 /// Write every format asked, one after another.
@@ -63,7 +68,12 @@ fn emit(args: &RunArgs, text_of: impl Fn(Format) -> anyhow::Result<String>) -> a
 }
 
 /// What the run was against and what its RPC layer went through, for the report's "nfsbench" section.
-fn notes(args: &RunArgs, spec: &MountSpec, connections: &[ConnectionInfo], rpc: &ClientStats) -> Vec<(String, String)> {
+pub fn nfs_notes(
+    args: &RunArgs,
+    spec: &MountSpec,
+    connections: &[ConnectionInfo],
+    rpc: &ClientStats,
+) -> Vec<(String, String)> {
     // The connection names its transport, with the RDMA provider that carried it ("rdma (soft ...)").
     let transport = connections.first().map_or_else(
         || match spec.proto {
@@ -73,7 +83,7 @@ fn notes(args: &RunArgs, spec: &MountSpec, connections: &[ConnectionInfo], rpc: 
         |c| c.transport.clone(),
     );
     let mut notes = vec![
-        ("target".to_string(), args.target.clone()),
+        ("target".to_string(), args.target.clone().unwrap_or_default()),
         ("mount_options".to_string(), spec.option_string()),
         ("transport".to_string(), transport),
         ("connections".to_string(), connections.len().to_string()),

@@ -110,9 +110,9 @@ fn check_direct(path: &Path, block_device: bool) -> Result<(), EngineError> {
     match opened {
         Ok(_) => Ok(()),
         Err(e) if e.raw_os_error() == Some(22) && !block_device => {
-            let fs = super::mounts::MountTable::read()
-                .and_then(|t| t.mount_of(path).map(|m| format!("{} on {}", m.fstype, m.point)))
-                .unwrap_or_else(|| "unknown".to_string());
+            let mounts = super::mounts::mounts();
+            let fs = super::mounts::mount_of(&mounts, path)
+                .map_or_else(|| "unknown".to_string(), |m| format!("{} on {}", m.fstype, m.mountpoint));
             Err(EngineError::DirectRefused { path: path.display().to_string(), fs })
         }
         Err(source) => Err(EngineError::Local { what: format!("opening '{}' with O_DIRECT", path.display()), source }),

@@ -79,13 +79,13 @@ pub fn describe(set: &JobSet) -> String {
         n if n == set.jobs.len() => "O_DIRECT",
         _ => "O_DIRECT and buffered",
     };
-    let table = mounts::MountTable::read();
+    let table = mounts::mounts();
     let mut places: Vec<String> = Vec::new();
     for job in &set.jobs {
         for name in job.file_names(0) {
-            let place = table.as_ref().and_then(|t| t.mount_of(std::path::Path::new(&name)));
-            let place =
-                place.map_or_else(|| "an unknown file system".to_string(), |m| format!("{}, {}", m.point, m.fstype));
+            let place = mounts::mount_of(&table, std::path::Path::new(&name));
+            let place = place
+                .map_or_else(|| "an unknown file system".to_string(), |m| format!("{}, {}", m.mountpoint, m.fstype));
             if !places.contains(&place) {
                 places.push(place);
             }

@@ -1,31 +1,23 @@
 //! The file engine's pure parts: mountinfo lookups and the run's description.
 
-use super::mounts::{Mount, MountTable};
+use super::mounts::mount_of;
 use std::path::Path;
 
-const MOUNTINFO: &str = "\
-22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw
-30 22 0:26 / /dev/shm rw,nosuid shared:2 - tmpfs tmpfs rw
-41 22 0:40 / /mnt/nfs\\040share rw,relatime shared:9 - nfs4 srv:/export rw,vers=4.2
-42 22 0:41 / /mnt/nfs\\040share rw,relatime shared:10 - nfs srv:/other rw,vers=3
-garbage line
+const MOUNTSTATS: &str = "\
+device /dev/vda mounted on / with fstype ext4
+device tmpfs mounted on /dev/shm with fstype tmpfs
+device srv:/a mounted on /var with fstype nfs4 statvers=1.1
+device srv:/b mounted on /var with fstype nfs statvers=1.1
 ";
 
 #[test]
 fn the_longest_mount_point_wins_and_the_last_of_stacked_mounts() {
-    let table = MountTable::parse(MOUNTINFO);
-    let shm = Mount { point: "/dev/shm".into(), fstype: "tmpfs".into() };
-    assert_eq!(table.mount_of(Path::new("/dev/shm")), Some(&shm));
-    let root = Mount { point: "/".into(), fstype: "ext4".into() };
-    assert_eq!(table.mount_of(Path::new("/var/tmp/not-there-yet/file.0.0")), Some(&root));
-}
-
-#[test]
-fn escaped_mount_points_are_read_back_and_malformed_lines_skipped() {
-    let table = MountTable::parse(MOUNTINFO);
-    let points: Vec<&str> = table.mounts().iter().map(|m| m.point.as_str()).collect();
-    assert_eq!(points, ["/", "/dev/shm", "/mnt/nfs share", "/mnt/nfs share"]);
-    assert_eq!(table.mounts()[3].fstype, "nfs");
+    let mounts = mountstats::parse(MOUNTSTATS).expect("mountstats text");
+    let on = |p: &str| mount_of(&mounts, Path::new(p)).map(|m| (m.mountpoint.as_str(), m.fstype.as_str()));
+    assert_eq!(on("/dev/shm"), Some(("/dev/shm", "tmpfs")));
+    assert_eq!(on("/var/tmp/not-there-yet/file.0.0"), Some(("/var", "nfs")), "the nearest existing ancestor's");
+    assert_eq!(on("/usr"), Some(("/", "ext4")));
+    assert_eq!(mount_of(&[], Path::new("/")), None);
 }
 
 #[test]

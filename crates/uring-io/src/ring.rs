@@ -35,7 +35,9 @@ struct Slot {
     buf: Option<AlignedBuf>,
 }
 
-/// An io_uring of `depth` entries; at most `depth` operations are in flight at once.
+/// An io_uring of `depth` entries; at most `depth` operations are in flight at once. A ring is used by
+/// the thread that made it (it is set up single-issuer, as fio's): submitting from another thread fails
+/// with an error, nothing worse.
 pub struct Ring {
     ring: IoUring,
     files: Vec<File>,
@@ -60,7 +62,21 @@ impl Ring {
     /// A ring of `depth` entries (1..=4096) with `files` registered, in order ([`FileId`] 0, 1, ...).
     pub fn new(depth: u32, files: Vec<File>) -> io::Result<Ring> {
         let depth = depth.clamp(1, 4096);
-        let ring = IoUring::builder().setup_cqsize(depth.saturating_mul(2).max(2)).build(depth)?;
+        let cq = depth.saturating_mul(2).max(2);
+        // As fio's io_uring engine sets it up: completions are posted when the issuing thread asks for
+        // them (it enters with GETEVENTS at every submission) rather than by interrupting it. Kernels
+        // before 6.1 lack DEFER_TASKRUN: then the plain ring.
+        let ring = match IoUring::builder()
+            .setup_cqsize(cq)
+            .setup_coop_taskrun()
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .build(depth)
+        {
+            Ok(ring) => ring,
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => IoUring::builder().setup_cqsize(cq).build(depth)?,
+            Err(e) => return Err(e),
+        };
         if !files.is_empty() {
             let fds: Vec<i32> = files.iter().map(|f| f.as_raw_fd()).collect();
             ring.submitter().register_files(&fds)?;
@@ -160,23 +176,37 @@ impl Ring {
         Ok(())
     }
 
-    /// Hand the queued operations to the kernel; returns how many it took.
+    /// Hand the queued operations to the kernel and collect the completions ready by then; returns how
+    /// many operations it took.
     pub fn submit(&mut self) -> io::Result<usize> {
-        if self.queued == 0 {
-            return Ok(0);
-        }
-        let n = retry(|| self.ring.submit())?;
-        self.queued = self.queued.saturating_sub(n);
-        Ok(n)
+        self.enter(0)
     }
 
     /// Hand the queued operations to the kernel and wait until at least `want` completions are ready
     /// (at most the operations in flight).
     pub fn submit_and_wait(&mut self, want: usize) -> io::Result<usize> {
-        let want = want.min(self.in_flight);
-        let n = retry(|| self.ring.submit_and_wait(want))?;
+        self.enter(want.min(self.in_flight))
+    }
+
+    /// io_uring_enter with GETEVENTS (deferred completions are posted only on such an enter), as fio
+    /// submits.
+    fn enter(&mut self, want: usize) -> io::Result<usize> {
+        /// IORING_ENTER_GETEVENTS (include/uapi/linux/io_uring.h).
+        const GETEVENTS: u32 = 1;
+        let to_submit = self.queued as u32;
+        let want = want as u32;
+        let submitter = self.ring.submitter();
+        // SAFETY: no argument pointer is passed (None); every entry handed over points at a buffer that
+        // its slot owns until the completion is reaped (see push).
+        #[allow(unsafe_code)]
+        let n = retry(|| unsafe { submitter.enter::<libc::sigset_t>(to_submit, want, GETEVENTS, None) })?;
         self.queued = self.queued.saturating_sub(n);
         Ok(n)
+    }
+
+    /// Completions ready to be reaped now (no system call).
+    pub fn ready(&mut self) -> usize {
+        self.ring.completion().len()
     }
 
     /// Move every ready completion to `out`.

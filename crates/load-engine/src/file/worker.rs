@@ -116,7 +116,10 @@ impl Worker {
             if self.ring.in_flight() == 0 {
                 break;
             }
-            if let Err(e) = self.ring.submit_and_wait(1) {
+            // As fio's io_uring getevents: look at the completion queue first, enter the kernel to wait
+            // only when it is empty.
+            let waited = if self.ring.ready() > 0 { Ok(0) } else { self.ring.submit_and_wait(1) };
+            if let Err(e) = waited {
                 self.core.fail(EIO, format!("waiting for completions: {e}"));
                 self.abandon();
                 break;

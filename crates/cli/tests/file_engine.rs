@@ -5,10 +5,10 @@
 
 mod cli_support;
 
-use cli_support::{nfsbench, stderr};
+use cli_support::{nfsbench, serve, stderr};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// A fresh directory under /var/tmp, removed on drop.
 struct Scratch(PathBuf);
@@ -215,4 +215,49 @@ fn a_block_device_is_read_whole_without_size_and_never_laid_out() {
     let doc = run_json(&["--name=b", "--rw=randread", "--bs=4k", "--iodepth=8", "--direct=1", &filename]);
     assert_eq!((total(&doc, "read", "io_bytes"), total(&doc, "read", "total_ios")), (8 << 20, 2048));
     assert!(std::fs::read(&backing).expect("backing").iter().all(|b| *b == 0x5a), "the device was not written");
+}
+
+/// A child process killed (and reaped) when the test ends, passed or not.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn data_written_by_one_engine_verifies_with_the_other() {
+    let dir = Scratch::new("cross");
+    // Writable for whoever the server maps the client to (root is squashed by default).
+    std::fs::set_permissions(&dir.0, std::os::unix::fs::PermissionsExt::from_mode(0o777)).expect("chmod");
+    let ready = dir.0.join("ready");
+    let export = format!("/export=dir:{}", dir.path());
+    let (server, addrs) =
+        serve(&["--listen", "127.0.0.1:0", "--export", &export], &ready, Stdio::null(), Stdio::null());
+    let _server = KillOnDrop(server);
+    let options = format!("port={0},mountport={0}", addrs[0].port());
+    let nfs = |args: &[&str]| {
+        nfsbench()
+            .arg("run")
+            .args(args)
+            .args(["--target", "127.0.0.1:/export", "-o", &options, "--eta", "never"])
+            .output()
+            .expect("nfsbench run")
+    };
+    let job = ["--rw=write", "--bs=64k", "--size=2m", "--verify=crc32c", "--verify_interval=4k", "--do_verify=0"];
+    let check = ["--rw=randread", "--bs=4k", "--size=2m", "--verify=crc32c"];
+    // NFS engine writes, the file engine reads the server's directory.
+    let out = nfs(&[&["--name=n"][..], &job].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let read = run_json(&[&["--name=n", "--directory", dir.path()][..], &check].concat());
+    assert_eq!((read["jobs"][0]["error"].as_u64(), total(&read, "read", "io_bytes")), (Some(0), 2 << 20));
+    // The file engine writes, the NFS engine reads it through the server.
+    let out = run(&[&["--name=f", "--direct=1", "--directory", dir.path()][..], &job].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = nfs(&[&["--name=f", "--output-format=json"][..], &check].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!((doc["jobs"][0]["error"].as_u64(), total(&doc, "read", "io_bytes")), (Some(0), 2 << 20));
 }

@@ -64,9 +64,11 @@ pub struct RdmaCounters {
     pub total_rdma_reply: u64,
     pub pullup_copy_count: u64,
     pub fixup_copy_count: u64,
-    /// Memory registrations done the slow way.
+    /// Bytes, despite the name: send/receive buffers allocated and registered again because an RPC
+    /// outgrew the preallocated ones (xprtrdma/transport.c `rpcrdma_check_regbuf`).
     pub hardway_register_count: u64,
-    /// Requests that could not be marshalled into RPC-over-RDMA.
+    /// Requests that could not be marshalled into RPC-over-RDMA: every error of `rpcrdma_marshal_req`
+    /// (rpc_rdma.c), a call put back to wait for a free memory region included.
     pub failed_marshal_count: u64,
     /// Replies that could not be parsed.
     pub bad_reply_count: u64,

@@ -83,6 +83,9 @@ fn exercise(text: &str) {
         if let Some(nfs) = &m.nfs {
             assert!(nfs.ops.len() + nfs.transports.len() <= text.lines().count());
         }
+        let idle = m.delta(m);
+        assert!(idle.ops.is_empty(), "a mount against itself did nothing: {:?}", idle.ops);
+        assert!(idle.transports.iter().all(|t| t.sends == 0 && t.recvs == 0));
         let w = m.delta(previous.unwrap_or(m));
         assert_eq!(w.transports.len(), m.transports().len());
         let _ = check_options("vers=4,nfsvers=3,v4.1,minorversion=9,nconnect=x,port=,rsize=1m,actimeo=3,sec=,ro", m);

@@ -2,6 +2,8 @@
 //! `rpc_clnt_show_stats` (net/sunrpc/stats.c) print them. Each line is recognised by its label; the
 //! per-op lines are those after `per-op statistics`.
 
+use std::collections::HashSet;
+
 use crate::counters::{Counters, BYTE_NAMES, EVENT_NAMES, FSCACHE_NAMES};
 use crate::mount::{MountOption, NfsStats, OpStats, RpcInfo};
 use crate::transport::Transport;
@@ -10,11 +12,13 @@ use crate::transport::Transport;
 pub(super) struct SectionParser {
     stats: NfsStats,
     in_ops: bool,
+    /// Op names read so far: the kernel prints each once, so a repeat is garbage and skipped.
+    op_names: HashSet<String>,
 }
 
 impl SectionParser {
     pub(super) fn new() -> SectionParser {
-        SectionParser { stats: NfsStats::default(), in_ops: false }
+        SectionParser { stats: NfsStats::default(), in_ops: false, op_names: HashSet::new() }
     }
 
     pub(super) fn finish(self) -> NfsStats {
@@ -58,7 +62,11 @@ impl SectionParser {
             let fields: Vec<&str> = words.collect();
             s.transports.push(Transport::from_fields(proto, &fields)?);
         } else if self.in_ops {
-            s.ops.push(op_line(line)?);
+            let op = op_line(line)?;
+            if !self.op_names.insert(op.name.clone()) {
+                return None;
+            }
+            s.ops.push(op);
         } else {
             return None;
         }

@@ -22,6 +22,12 @@ pub fn private_path(name: &str, rank: usize) -> String {
     }
 }
 
+/// Whether a directory name is one [`private_path`] makes (`rank` and a number): an engine that makes no
+/// directories of its own (the file engine, as fio) still makes these.
+pub fn is_private_dir(name: &str) -> bool {
+    name.strip_prefix("rank").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -31,5 +37,6 @@ mod tests {
         assert_eq!(private_path("seq.0.0", 2), "rank2/seq.0.0");
         assert_eq!(private_path("/mnt/nfs/seq.0.0", 0), "/mnt/nfs/rank0/seq.0.0");
         assert_eq!(private_path("a/b/f", 13), "a/b/rank13/f");
+        assert!(is_private_dir("rank13") && !is_private_dir("rank") && !is_private_dir("ranks"));
     }
 }

@@ -1,5 +1,5 @@
 //! Local files before the clock starts, as fio lays them out: the directory must exist (fio makes
-//! none); a missing file is created; a file a job reads that is shorter than its region is written out
+//! none; only a many-clients run's `rankN` directory is made); a missing file is created; a file a job reads that is shorter than its region is written out
 //! to full size (verify units when the job verifies, the same bytes the NFS engine lays out), then
 //! synced (fio's `create_fsync`). A block device is never written to lay it out. Every file's cached
 //! pages are dropped before the jobs start (fio's `invalidate=1`), so buffered reads reach the device.
@@ -35,6 +35,13 @@ pub fn prepare(request: &LayoutRequest, seed: u64, verbose: bool) -> Result<Loca
     let path = PathBuf::from(&request.name);
     let local = |what: String| move |source: io::Error| EngineError::Local { what, source };
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let private = dir.file_name().and_then(|n| n.to_str()).is_some_and(crate::peers::is_private_dir);
+    if private && !dir.is_dir() && dir.parent().is_some_and(Path::is_dir) {
+        // A many-clients run's own directory for this client (peers::private_path).
+        if let Err(source) = std::fs::create_dir(dir).or_else(|e| if dir.is_dir() { Ok(()) } else { Err(e) }) {
+            return Err(EngineError::Local { what: format!("directory '{}'", dir.display()), source });
+        }
+    }
     if !dir.is_dir() {
         let source =
             io::Error::new(io::ErrorKind::NotFound, "no such directory (nfsbench creates files, not directories)");

@@ -1,5 +1,6 @@
 pub mod compare;
 pub mod decode;
+pub mod kernel_engine;
 pub mod model;
 pub mod mountstats;
 pub mod provider;

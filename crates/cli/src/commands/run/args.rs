@@ -9,6 +9,7 @@
 
 use std::path::PathBuf;
 
+pub use compare::plan::Engine;
 use mount_options::ProviderChoice;
 
 use mount_options::rdma::{parse_credits, parse_inline};
@@ -50,6 +51,8 @@ pub struct RunArgs {
     pub wan: Option<mount_options::LinkSpec>,
     pub fio_args: Vec<String>,
     pub help: bool,
+    /// `--engine kernel`: mount the target with the OS's NFS client and run the jobs on the mount.
+    pub engine: Engine,
 }
 
 impl RunArgs {
@@ -64,6 +67,25 @@ impl RunArgs {
         } else {
             None
         }
+    }
+}
+
+/// What `--engine kernel` needs (a target) and refuses (nfsbench's own client's flags, `--directory`).
+fn kernel_engine_args(parsed: &RunArgs, directory: bool) -> Result<(), String> {
+    if parsed.engine != Engine::Kernel {
+        return Ok(());
+    }
+    if parsed.target.is_none() {
+        return Err("--engine kernel mounts an NFS export: give --target HOST:/EXPORT".into());
+    }
+    let own_client_only =
+        [parsed.rdma_flag_given(), parsed.wan.is_some().then_some("--wan"), directory.then_some("--directory")];
+    match own_client_only.into_iter().flatten().next() {
+        Some(flag) => Err(format!(
+            "{flag} does not apply to --engine kernel (the kernel's client is set with -o mount options, and the \
+             jobs run on its mount)"
+        )),
+        None => Ok(()),
     }
 }
 
@@ -83,6 +105,7 @@ pub fn parse(args: &[String]) -> Result<RunArgs, String> {
         wan: None,
         fio_args: Vec::new(),
         help: false,
+        engine: Engine::Nfsbench,
     };
     let mut directory = None;
     let mut i = 0;
@@ -102,6 +125,11 @@ pub fn parse(args: &[String]) -> Result<RunArgs, String> {
         match key {
             "-h" | "--help" => parsed.help = true,
             "--target" => parsed.target = Some(value("--target")?),
+            "--engine" => {
+                let name = value("--engine")?;
+                parsed.engine =
+                    Engine::parse(&name).ok_or_else(|| format!("--engine '{name}' is not nfsbench or kernel"))?;
+            }
             "--directory" => directory = Some(value("--directory")?),
             "-o" | "--options" => parsed.mount_options = Some(value("-o")?),
             "--output-format" | "--output_format" => parsed.formats = parse_formats(&value("--output-format")?)?,
@@ -129,6 +157,7 @@ pub fn parse(args: &[String]) -> Result<RunArgs, String> {
     if parsed.help {
         return Ok(parsed);
     }
+    kernel_engine_args(&parsed, directory.is_some())?;
     if let Some(dir) = directory {
         parsed.fio_args.insert(0, format!("--directory={dir}"));
     }
@@ -189,6 +218,9 @@ Usage: nfsbench run [JOBFILE.fio] [--name=NAME --rw=... --bs=... fio options]
                     (no --target: the file engine, io_uring on any mounted file system or block device)
 
   --target T             the export: HOST:/EXPORT as mount.nfs takes it, or a libnfs nfs:// URL
+  --engine kernel        mount the target with the OS's NFS client (mount.nfs, -o as written, a private
+                         mount namespace; root) and run the jobs on the mount with the file engine; the
+                         JSON gains what the kernel negotiated and its RPC counters over the run
   --directory DIR        fio's directory= for every job; without --target the jobs' files are there
                          (the file engine: direct=1 is O_DIRECT, fio's io_uring engine's model)
   -o OPTIONS             mount.nfs options: vers=3,proto=tcp|rdma,port=,mountport=,nconnect=,

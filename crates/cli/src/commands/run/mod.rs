@@ -29,6 +29,11 @@ use crate::error::{CliError, ExitKind};
 /// Run `nfsbench run` with the arguments after the subcommand name.
 pub fn run(raw: &[String]) -> Result<(), CliError> {
     super::init_logging();
+    // The kernel engine's mount namespace is entered before any thread starts (MPI's, the runtime's):
+    // unshare moves only the calling thread.
+    if args::parse(raw).is_ok_and(|a| a.engine == args::Engine::Kernel) {
+        super::kernel_engine::enter_namespace()?;
+    }
     // MPI comes up first, on the main thread (where every MPI call is made: the engine's Peers calls run
     // inside `block_on`, on this thread).
     let clients = match MpiClients::from_env() {
@@ -46,7 +51,7 @@ pub fn run(raw: &[String]) -> Result<(), CliError> {
             return Err(setup.err().unwrap_or_else(|| me.another_failed("starting")));
         }
     }
-    let (args, jobs, spec) = match setup {
+    let (args, mut jobs, spec) = match setup {
         Ok(Setup::Run(run)) => *run,
         Ok(Setup::Help) => {
             if me.speaks() {
@@ -74,8 +79,45 @@ pub fn run(raw: &[String]) -> Result<(), CliError> {
         b.worker_threads(threads).thread_name("nfsbench-run");
         b
     };
+    let kernel = match (&args.engine, &args.target) {
+        (args::Engine::Kernel, Some(target)) => Some(mount_kernel(&args, target, &mut jobs, &me)?),
+        _ => None,
+    };
     let runtime = builder.enable_all().build().context("starting the client runtime")?;
-    runtime.block_on(run_jobs(&args, &jobs, spec.as_ref(), clients, &me))
+    runtime.block_on(run_jobs(&args, &jobs, spec.as_ref(), kernel, clients, &me))
+}
+
+/// `--engine kernel`: the target mounted by the OS's client, every job's files on the mount (a job's
+/// `directory=` is a path inside the export), and what the kernel did not grant as asked said once.
+fn mount_kernel(
+    args: &RunArgs,
+    target: &str,
+    jobs: &mut fio_job::JobSet,
+    me: &Me,
+) -> Result<super::kernel_engine::KernelMount, CliError> {
+    if let Some(job) = jobs.jobs.iter().find(|j| !j.filenames.is_empty()) {
+        return Err(me.usage(&format!(
+            "job '{}': filename= names a local path; with --engine kernel the files are on the mount (use directory= \
+             inside the export)",
+            job.name
+        )));
+    }
+    let options = args.mount_options.as_deref().unwrap_or("");
+    let kernel = super::kernel_engine::KernelMount::mount(target, options, &std::env::temp_dir()).map_err(|e| {
+        me.say(&e.to_string());
+        CliError::Reported(e.kind())
+    })?;
+    for job in &mut jobs.jobs {
+        let inside = job.directory.as_deref().unwrap_or("").trim_start_matches('/');
+        job.directory = Some(kernel.point().join(inside).display().to_string());
+    }
+    if me.speaks() {
+        eprintln!("nfsbench: {} mounted by the kernel: {}", target, kernel.transport());
+        for difference in kernel.differences() {
+            eprintln!("nfsbench: note: the kernel did not grant what was asked: {difference}");
+        }
+    }
+    Ok(kernel)
 }
 
 /// What the command line asks for.
@@ -105,6 +147,8 @@ fn setup(raw: &[String], me: &Me) -> Result<Setup, CliError> {
         Err(e) => return Err(me.usage(&e.to_string())),
     };
     let spec = match &args.target {
+        // The kernel's client reads the options (mount.nfs): nfsbench's own parser does not judge them.
+        Some(_) if args.engine == args::Engine::Kernel => None,
         Some(target) => match MountSpec::parse(target, args.mount_options.as_deref()) {
             Ok(spec) => Some(spec),
             Err(e) => return Err(me.usage(&e.to_string())),
@@ -122,7 +166,8 @@ fn setup(raw: &[String], me: &Me) -> Result<Setup, CliError> {
     };
     if me.speaks() {
         let nfs_notices = spec.as_ref().map_or(&[][..], |s| &s.notices[..]);
-        for notice in jobs.notices.iter().filter(|n| spec.is_some() || !nfs_only_notice(n)).chain(nfs_notices) {
+        let own_client = spec.is_some();
+        for notice in jobs.notices.iter().filter(|n| own_client || !nfs_only_notice(n)).chain(nfs_notices) {
             eprintln!("nfsbench: note: {notice}");
         }
     }
@@ -139,6 +184,7 @@ async fn run_jobs(
     args: &RunArgs,
     jobs: &fio_job::JobSet,
     spec: Option<&MountSpec>,
+    kernel: Option<super::kernel_engine::KernelMount>,
     clients: Option<Arc<MpiClients>>,
     me: &Me,
 ) -> Result<(), CliError> {
@@ -178,6 +224,14 @@ async fn run_jobs(
         }
         _ => output::file_notes(jobs),
     };
+    // The kernel engine: its notes, and the client's counters over the run with the mount undone.
+    let (notes, sections) = match kernel {
+        Some(kernel) => {
+            let notes = output::kernel_notes(args, &kernel, notes);
+            (notes, vec![("kernel", kernel.finish().map_err(|e| me.failed(&e.to_string()))?)])
+        }
+        None => (notes, Vec::new()),
+    };
     let engine_run = match outcome {
         Ok(run) => run,
         Err(load_engine::EngineError::Usage(message)) => return Err(me.usage(&message)),
@@ -199,7 +253,7 @@ async fn run_jobs(
     }
     let run = output::run_result(jobs, notes, engine_run.results, start_time);
     let Some(clients) = clients else {
-        output::write(args, &run)?;
+        output::write(args, &run, &sections)?;
         for failure in &engine_run.failures {
             eprintln!("nfsbench: {failure}");
         }
@@ -286,17 +340,25 @@ fn mount_failed(args: &RunArgs, me: &Me, e: ClientError) -> CliError {
     }
 }
 
-/// The first SIGINT stops the jobs as fio does (I/O in flight completes, results are printed); a second
-/// one exits at once with status 130, for a hard mount whose server went away.
+/// The first SIGINT or SIGTERM stops the jobs as fio does (I/O in flight completes, results are
+/// printed, a kernel engine's mount is undone); a second one exits at once with status 130, for a hard
+/// mount whose server went away. `compare` stops a cell with SIGTERM.
 async fn stop_on_interrupt(live: Arc<LiveCounters>) {
-    if tokio::signal::ctrl_c().await.is_err() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut int), Ok(mut term)) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) else {
         return;
+    };
+    tokio::select! {
+        _ = int.recv() => {}
+        _ = term.recv() => {}
     }
     eprintln!("nfsbench: interrupted: stopping the jobs (interrupt again to quit at once)");
     live.interrupt();
-    if tokio::signal::ctrl_c().await.is_ok() {
-        std::process::exit(130);
+    tokio::select! {
+        _ = int.recv() => {}
+        _ = term.recv() => {}
     }
+    std::process::exit(130);
 }
 
 /// Who prints: a single process always; under MPI rank 0 speaks for everyone (every rank has the same

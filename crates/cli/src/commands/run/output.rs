@@ -32,11 +32,44 @@ pub fn file_notes(jobs: &fio_job::JobSet) -> Vec<(String, String)> {
     vec![("engine".to_string(), "file".to_string()), ("transport".to_string(), load_engine::file::describe(jobs))]
 }
 
-/// Write every format asked, one after another.
-pub fn write(args: &RunArgs, run: &RunResult) -> anyhow::Result<()> {
+/// A `--engine kernel` run's notes: the file engine's, with "transport" saying the kernel client carried
+/// the I/O, and the mount as asked and as negotiated.
+pub fn kernel_notes(
+    args: &RunArgs,
+    kernel: &crate::commands::kernel_engine::KernelMount,
+    file_notes: Vec<(String, String)>,
+) -> Vec<(String, String)> {
+    let mut notes = vec![("engine".to_string(), "kernel".to_string())];
+    for (key, value) in file_notes {
+        match key.as_str() {
+            "engine" => {}
+            "transport" => notes.push(("transport".into(), format!("{} (jobs: {value})", kernel.transport()))),
+            _ => notes.push((key, value)),
+        }
+    }
+    notes.push(("target".into(), args.target.clone().unwrap_or_default()));
+    notes.push(("mount options asked".into(), args.mount_options.clone().unwrap_or_default()));
+    notes.push(("negotiated".into(), kernel.negotiated()));
+    let differences = kernel.differences();
+    if !differences.is_empty() {
+        notes.push(("negotiated differently".into(), differences.join("; ")));
+    }
+    notes
+}
+
+/// Write every format asked, one after another; `sections` go into the JSON's "nfsbench" object.
+pub fn write(args: &RunArgs, run: &RunResult, sections: &[(&str, serde_json::Value)]) -> anyhow::Result<()> {
     emit(args, |format| match format {
         Format::Normal => Ok(report::to_normal_text(run)),
-        Format::Json | Format::JsonPlus => json_text(&report::to_fio_json(run, format == Format::JsonPlus)),
+        Format::Json | Format::JsonPlus => {
+            let mut doc = report::to_fio_json(run, format == Format::JsonPlus);
+            if let Some(nfsbench) = doc.get_mut("nfsbench").and_then(serde_json::Value::as_object_mut) {
+                for (key, value) in sections {
+                    nfsbench.insert((*key).to_string(), value.clone());
+                }
+            }
+            json_text(&doc)
+        }
     })
 }
 

@@ -185,9 +185,6 @@ fn build_plan(args: &CompareArgs, cpus: usize) -> anyhow::Result<(Plan, compare:
     if args.quick {
         plan.make_quick();
     }
-    if let Some(engine) = args.engine.as_deref().and_then(compare::plan::Engine::parse) {
-        plan.set_engine(engine);
-    }
     if let Some(r) = args.reps {
         plan.reps = r;
     }
@@ -222,6 +219,13 @@ fn build_plan(args: &CompareArgs, cpus: usize) -> anyhow::Result<(Plan, compare:
     }
     if let Some(b) = &args.baseline {
         plan.baseline = b.clone();
+    }
+    // After every change to the cases: `--engine` sets all of them.
+    if let Some(engine) = args.engine.as_deref().and_then(compare::plan::Engine::parse) {
+        plan.set_engine(engine);
+        if engine == compare::plan::Engine::Kernel {
+            plan.title = format!("{} — kernel NFS client", plan.title);
+        }
     }
     if args.no_wire {
         plan.wire = false;
@@ -285,3 +289,6 @@ fn parse_wire_peer(text: &str) -> anyhow::Result<compare::wire_baselines::Respon
     let rdma = addr(parts.next())?;
     Ok(compare::wire_baselines::Responders { tcp, rdma })
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,35 @@
+use super::*;
+use clap::Parser;
+
+#[derive(Parser)]
+struct Cli {
+    #[command(flatten)]
+    args: CompareArgs,
+}
+
+fn plan_of(line: &[&str]) -> Plan {
+    let cli = Cli::try_parse_from(std::iter::once("compare").chain(line.iter().copied())).expect("parses");
+    build_plan(&cli.args, 2).expect("valid").0
+}
+
+#[test]
+fn engine_kernel_sets_every_case_also_those_given_with_case() {
+    let plan =
+        plan_of(&["--engine", "kernel", "--target", "h:/x", "--case", "a=vers=4.1", "--case", "b=vers=3,sec=krb5"]);
+    assert!(plan.cases.iter().all(Case::is_kernel), "{:?}", plan.cases);
+    assert!(plan.title.ends_with("kernel NFS client"), "{}", plan.title);
+    let (_, unsupported) = build_plan(
+        &Cli::try_parse_from(["compare", "--engine", "kernel", "--target", "h:/x", "--case", "a=vers=3,sec=krb5"])
+            .expect("parses")
+            .args,
+        2,
+    )
+    .expect("valid");
+    assert_eq!(unsupported, vec![None], "mount.nfs, not nfsbench's client, judges a kernel case's options");
+}
+
+#[test]
+fn without_engine_the_plan_keeps_its_own() {
+    let plan = plan_of(&["--case", "a=vers=3"]);
+    assert!(!plan.uses_kernel());
+}

@@ -313,4 +313,22 @@ mod tests {
         assert!(parse_formats("terse").unwrap_err().contains("terse"));
         assert_eq!(parse_formats("normal,json").expect("two"), vec![Format::Normal, Format::Json]);
     }
+
+    #[test]
+    fn engine_kernel_needs_a_target_and_refuses_nfsbench_client_flags_by_name() {
+        let parsed =
+            parse(&args(&["--name=a", "--engine", "kernel", "--target", "h:/e", "-o", "vers=4.1"])).expect("ok");
+        assert_eq!((parsed.engine, parsed.mount_options.as_deref()), (Engine::Kernel, Some("vers=4.1")));
+        let e = parse(&args(&["--name=a", "--engine=kernel"])).unwrap_err();
+        assert!(e.contains("give --target"), "{e}");
+        for flag in [&["--wan", "rtt=20ms"][..], &["--rdma-credits", "32"], &["--directory", "/mnt"]] {
+            let mut line = args(&["--name=a", "--engine", "kernel", "--target", "h:/e"]);
+            line.extend(args(flag));
+            let e = parse(&line).unwrap_err();
+            assert!(e.starts_with(&format!("{} does not apply to --engine kernel", flag[0])), "{e}");
+        }
+        assert!(parse(&args(&["--name=a", "--engine", "fuse"]))
+            .unwrap_err()
+            .contains("'fuse' is not nfsbench or kernel"));
+    }
 }

@@ -1,6 +1,8 @@
 //! SIGINT in the middle of a cell: the child running the cell is stopped, the plan ends with
 //! `Interrupted`, and no child is left running. (Its own test binary: the interrupt is process-wide.)
 
+mod stand_in;
+
 use compare::execute::{execute, RunError, Setup};
 use compare::plan::{Case, Plan, Workload};
 use compare::plan_file::Defaults;
@@ -34,12 +36,7 @@ fn wait_for(path: &Path, deadline: Duration) -> Option<String> {
 
 #[test]
 fn sigint_in_the_middle_of_a_cell_stops_it_and_ends_the_plan() {
-    let dir = std::env::temp_dir().join(format!("compare-interrupt-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("test directory");
-    let exe = dir.join("nfsbench");
-    std::fs::write(&exe, SLOW_RUN).expect("write the stand-in");
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let (dir, exe) = stand_in::stand_in("interrupt", SLOW_RUN);
 
     let mut plan = Plan::default_for(Defaults { numjobs: 1, size: 1 << 20 });
     plan.cases = vec![Case::from_options("tcp", "vers=3")];

@@ -2,6 +2,8 @@
 //! arguments a kernel case gets, and a plan whose one case fails to mount (a stand-in `nfsbench` that
 //! refuses RDMA mounts as mount.nfs would) measuring every other case.
 
+mod stand_in;
+
 use compare::cell::ClientSetup;
 use compare::execute::{execute, Setup};
 use compare::plan::{Case, Engine, Plan, Workload};
@@ -99,12 +101,7 @@ JSON
 
 #[test]
 fn a_case_that_cannot_mount_is_marked_failed_and_the_rest_is_measured() {
-    let dir = std::env::temp_dir().join(format!("compare-kernel-engine-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("test directory");
-    let exe = dir.join("nfsbench");
-    std::fs::write(&exe, FAKE_RUN).expect("write the stand-in");
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let (dir, exe) = stand_in::stand_in("kernel-engine", FAKE_RUN);
 
     let mut plan = Plan::default_for(DEFAULTS);
     // The baseline fails: the files are laid out over the next case, which works.

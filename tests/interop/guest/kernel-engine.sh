@@ -10,6 +10,7 @@
 #   refuses (sec=krb5 on a sec=sys export): it is marked failed with mount.nfs's words and the rest
 #   is measured (exit status 1);
 #   NFSv4.1 and NFSv4.2 at $RXE_IP:/ (the fsid=0 pseudo-root), over TCP and over RDMA;
+#   two clients under mpirun, each mounting in its own namespace;
 #   then SIGINT in the middle of a cell: compare stops, and no NFS mount (no superblock, no mount point,
 #   no child) is left; the file engine beside Debian's fio on a v3 mount (bench/file-engine-vs-fio.sh
 #   --check); without root, exit status 2 naming root.
@@ -28,7 +29,7 @@ trap 'rc=$?; [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; dmesg > "$O
 
 . "$INTEROP_ROOT/lab/vm/guest/rxe.sh" || fail "Soft-RoCE setup (lab/vm/guest/rxe.sh) failed"
 WORKLOADS=seq-read-1m,rand-write-4k
-COMMON=(--workloads "$WORKLOADS" --quick --reps 1 --size 8m --no-wire)
+COMMON=(--quick --reps 1 --size 8m --no-wire)
 
 # No NFS superblock anywhere in the guest: every mount of the run is gone.
 volumes() { tail -n +2 /proc/fs/nfsfs/volumes 2>/dev/null | grep -c . || true; }
@@ -47,7 +48,8 @@ compare_plan() {
   local name=$1 want=$2; shift 2
   step "nfsbench compare --engine kernel: $name"
   local rc=0
-  tmo 400 "$NFSBENCH" compare --engine kernel "${COMMON[@]}" --out "$OUT/$name" "$@" \
+  tmo 400 "$NFSBENCH" compare --engine kernel "${COMMON[@]}" --workloads "${PLAN_WORKLOADS:-$WORKLOADS}" \
+    --out "$OUT/$name" "$@" \
     > "$OUT/$name.out" 2> "$OUT/$name.err" || rc=$?
   cat "$OUT/$name.out"
   tail -n 5 "$OUT/$name.err"
@@ -81,6 +83,13 @@ if [ "$MODE" = knfsd ]; then
     --case v41-rdma=vers=4.1,proto=rdma,port=20049 --case v42-rdma=vers=4.2,proto=rdma,port=20049
   IO2=$(io)
   check_report v4 $((IO2 - IO1)) 'v41-tcp:tcp:1 v42-tcp:tcp:1 v41-rdma:rdma:1 v42-rdma:rdma:1'
+
+  # Under mpirun every rank mounts in its own namespace (here two ranks on this host); the report
+  # carries rank 0's negotiation and the merged figures.
+  PLAN_WORKLOADS=seq-read-1m compare_plan clients 0 --target "$RXE_IP:$NFSD_EXPORT" --case tcp=vers=3,proto=tcp,nolock \
+    --clients 2
+  check_report clients -1 'tcp:tcp:1'
+  grep -q "2 clients" "$OUT/clients.out" || fail "clients: the report does not say 2 clients"
 
   step "SIGINT in the middle of a cell"
   "$NFSBENCH" compare --engine kernel --target "$RXE_IP:$NFSD_EXPORT" --case tcp=vers=3,proto=tcp,nolock \

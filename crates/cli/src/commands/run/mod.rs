@@ -269,7 +269,7 @@ async fn run_jobs(
         Ok(all) => all,
         Err(message) => return Err(me.failed(&format!("merging the clients' results: {message}"))),
     };
-    output::write_clients(args, &gathered.clients, &all)?;
+    output::write_clients(args, &gathered.clients, &all, &sections)?;
     for failure in &gathered.failures {
         eprintln!("nfsbench: {failure}");
     }

@@ -62,26 +62,36 @@ pub fn write(args: &RunArgs, run: &RunResult, sections: &[(&str, serde_json::Val
     emit(args, |format| match format {
         Format::Normal => Ok(report::to_normal_text(run)),
         Format::Json | Format::JsonPlus => {
-            let mut doc = report::to_fio_json(run, format == Format::JsonPlus);
-            if let Some(nfsbench) = doc.get_mut("nfsbench").and_then(serde_json::Value::as_object_mut) {
-                for (key, value) in sections {
-                    nfsbench.insert((*key).to_string(), value.clone());
-                }
-            }
-            json_text(&doc)
+            json_text(&with_sections(report::to_fio_json(run, format == Format::JsonPlus), sections))
         }
     })
 }
 
 /// Write every format asked for the clients of a many-clients run, in fio's client-mode layout: each
-/// client's results, then "All clients".
-pub fn write_clients(args: &RunArgs, clients: &[ClientRun], all: &RunResult) -> anyhow::Result<()> {
+/// client's results, then "All clients"; `sections` (rank 0's, e.g. its kernel mount) as in [`write`].
+pub fn write_clients(
+    args: &RunArgs,
+    clients: &[ClientRun],
+    all: &RunResult,
+    sections: &[(&str, serde_json::Value)],
+) -> anyhow::Result<()> {
     emit(args, |format| match format {
         Format::Normal => Ok(report::clients::to_client_text(clients, all)),
-        Format::Json | Format::JsonPlus => {
-            json_text(&report::clients::to_fio_client_json(clients, all, format == Format::JsonPlus))
-        }
+        Format::Json | Format::JsonPlus => json_text(&with_sections(
+            report::clients::to_fio_client_json(clients, all, format == Format::JsonPlus),
+            sections,
+        )),
     })
+}
+
+/// `doc` with each section added to its "nfsbench" object.
+fn with_sections(mut doc: serde_json::Value, sections: &[(&str, serde_json::Value)]) -> serde_json::Value {
+    if let Some(nfsbench) = doc.get_mut("nfsbench").and_then(serde_json::Value::as_object_mut) {
+        for (key, value) in sections {
+            nfsbench.insert((*key).to_string(), value.clone());
+        }
+    }
+    doc
 }
 
 fn json_text(value: &serde_json::Value) -> anyhow::Result<String> {

@@ -145,6 +145,8 @@ fn kernel_rep(k: &Value) -> Option<KernelRep> {
             rpcs: u(&w["rpcs"]),
             retransmissions: u(&w["retransmissions"]),
             timeouts: u(&w["timeouts"]),
+            bytes_sent: u(&w["bytes_sent"]),
+            bytes_received: u(&w["bytes_received"]),
             rtt_ms: mean(rtt),
             exec_ms: mean(exec),
             backlog_ms: mean(backlog),

@@ -157,6 +157,11 @@ pub struct KernelCounters {
     /// Retransmissions (transmissions beyond the first) and major timeouts.
     pub retransmissions: u64,
     pub timeouts: u64,
+    /// RPC bytes on the wire, calls and replies (headers included), of every operation.
+    #[serde(default)]
+    pub bytes_sent: u64,
+    #[serde(default)]
+    pub bytes_received: u64,
     /// Mean round trip, mean execution (queue + round trip + reply handling) and mean backlog (queue)
     /// time per data RPC, ms.
     pub rtt_ms: f64,

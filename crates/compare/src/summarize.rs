@@ -197,6 +197,8 @@ fn kernel_counters(reps: &[&Outcome]) -> Option<KernelCounters> {
         rpcs: kernel.iter().map(|k| k.counters.rpcs).sum(),
         retransmissions: kernel.iter().map(|k| k.counters.retransmissions).sum(),
         timeouts: kernel.iter().map(|k| k.counters.timeouts).sum(),
+        bytes_sent: kernel.iter().map(|k| k.counters.bytes_sent).sum(),
+        bytes_received: kernel.iter().map(|k| k.counters.bytes_received).sum(),
         rtt_ms: mean(&|k| k.rtt_ms_total),
         exec_ms: mean(&|k| k.exec_ms_total),
         backlog_ms: mean(&|k| k.backlog_ms_total),

@@ -91,6 +91,7 @@ cat > "$out" <<JSON
   "kernel": {"negotiated": "rw,vers=3,rsize=1048576,proto=tcp", "transports": 4,
              "differs": ["rsize: asked 4194304, negotiated 1048576"],
              "window": {"rpcs": 110, "retransmissions": 2, "timeouts": 0, "data_rpcs": 100,
+                        "bytes_sent": 20000, "bytes_received": 1100000,
                         "rtt_ms_total": 50.0, "exec_ms_total": 70.0, "backlog_ms_total": 5.0}}},
  "jobs": [{"jobname": "w", "error": 0, "job_runtime": 1000, "usr_cpu": 1.0, "sys_cpu": 1.0,
            "read": {"io_bytes": 1048576, "total_ios": 100, "bw_bytes": 1048576, "iops": 100.0,
@@ -137,7 +138,7 @@ fn a_case_that_cannot_mount_is_marked_failed_and_the_rest_is_measured() {
     let n = tcp.negotiation.as_ref().expect("negotiation read back");
     assert_eq!((n.transports, n.differs.len()), (4, 1));
     let k = report.cells[0].kernel.as_ref().expect("kernel counters");
-    assert_eq!((k.rpcs, k.retransmissions), (220, 4), "summed over 2 repetitions");
+    assert_eq!((k.rpcs, k.retransmissions, k.bytes_received), (220, 4, 2_200_000), "summed over 2 repetitions");
     assert!((k.rtt_ms - 0.5).abs() < 1e-9 && (k.exec_ms - 0.7).abs() < 1e-9, "{k:?}");
     let text = compare::render::terminal::to_terminal(report);
     assert!(text.contains("rdma: failed: "), "{text}");

@@ -126,10 +126,13 @@ pub fn negotiation_line(n: &Negotiation) -> String {
 /// The kernel client's RPC counters of a cell in one line.
 pub fn kernel_counters_line(k: &KernelCounters) -> String {
     let mut line = format!(
-        "{} RPCs, {} retransmitted, {} timed out; per data RPC: RTT {} ms, execute {} ms, backlog {} ms",
+        "{} RPCs, {} retransmitted, {} timed out, {} MB sent and {} MB received; per data RPC: RTT {} ms, \
+         execute {} ms, backlog {} ms",
         k.rpcs,
         k.retransmissions,
         k.timeouts,
+        number(k.bytes_sent as f64 / 1e6),
+        number(k.bytes_received as f64 / 1e6),
         number(k.rtt_ms),
         number(k.exec_ms),
         number(k.backlog_ms)

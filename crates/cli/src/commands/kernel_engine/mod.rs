@@ -140,6 +140,8 @@ fn window_json(w: &MountWindow) -> Value {
         "rpcs": w.ops.iter().map(|o| o.ops).sum::<u64>(),
         "retransmissions": w.ops.iter().map(|o| o.retransmissions).sum::<u64>(),
         "timeouts": w.ops.iter().map(|o| o.timeouts).sum::<u64>(),
+        "bytes_sent": w.ops.iter().map(|o| o.bytes_sent).sum::<u64>(),
+        "bytes_received": w.ops.iter().map(|o| o.bytes_recv).sum::<u64>(),
         "data_rpcs": data.iter().map(|o| o.ops).sum::<u64>(),
         "rtt_ms_total": data.iter().map(|o| o.rtt_ms).sum::<u64>(),
         "exec_ms_total": data.iter().map(|o| o.execute_ms).sum::<u64>(),

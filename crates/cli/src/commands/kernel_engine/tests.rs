@@ -18,6 +18,9 @@ fn the_window_of_a_v41_rdma_run_sums_data_rpcs_and_xprtrdma_counters() {
     assert_eq!(w["exec_ms_total"], 268 + 455);
     assert_eq!(w["backlog_ms_total"], 2 + 16);
     assert_eq!(w["retransmissions"], 0);
+    // READ's 4 MiB came back and WRITE's went out, with the other operations' few bytes beside them.
+    assert!(w["bytes_received"].as_u64().is_some_and(|b| (4_194_824..4_300_000).contains(&b)), "{w}");
+    assert!(w["bytes_sent"].as_u64().is_some_and(|b| (4_468_960..4_600_000).contains(&b)), "{w}");
     let rdma = &w["rdma"];
     assert!(rdma.is_object(), "{w}");
     let window = after.delta(&before);

@@ -34,6 +34,8 @@ Each target gets its inputs in the format its header comment gives:
   mount_options         a target, NUL, a mount option string (targets and options as the docs and
                         tests of crates/mount-options write them)
   compare_plan          `nfsbench compare` plan files (plans/*.toml)
+  mountstats            mount.nfs options, NUL, /proc/self/mountstats text: the golden captures of
+                        Linux 6.1 (crates/mountstats/testdata)
   wire_hello            the wire-baseline hello of each mode
   job_result_wire       job results as MPI ranks send them to rank 0 (crates/report/src/wire.rs), written
                         here: no jobs, one job with reads, a group of clones with reads, writes, syncs,
@@ -368,7 +370,7 @@ MOUNT_CASES = [
 
 
 def config_seeds(corpus):
-    """Seeds for the text parsers: fio job files and mount targets with options."""
+    """Seeds for the text parsers: fio job files, mount targets with options, plans, mountstats."""
     files = sorted((ROOT / "jobs").glob("*.fio")) + sorted((ROOT / "crates").glob("*/tests/fixtures/*.fio"))
     texts = [(f.stem, f.read_text()) for f in files] + list(FIO_JOBS.items())
     for name, text in texts:
@@ -381,6 +383,10 @@ def config_seeds(corpus):
         corpus.add("mount_options", f"case-{n:02}", text.encode())
     for plan in sorted((ROOT / "plans").glob("*.toml")):
         corpus.add("compare_plan", plan.stem, plan.read_bytes())
+    # mountstats: options asked NUL the kernel's text, from the golden captures of Linux 6.1.
+    for f in sorted((ROOT / "crates/mountstats/testdata").glob("*.txt")):
+        if f.name != "kernel.txt":
+            corpus.add("mountstats", f.stem, b"vers=4.1,proto=rdma,nconnect=4,rsize=4194304\0" + f.read_bytes())
     # The wire-baseline hello: magic, version 2, mode (1 stream, 2 ping-pong), 2 reserved, size (BE).
     for mode, size in ((1, 1 << 20), (2, 64)):
         corpus.add("wire_hello", f"mode-{mode}", b"NFSBWIRE" + bytes([2, mode, 0, 0]) + size.to_bytes(4, "big"))

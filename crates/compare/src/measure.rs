@@ -15,6 +15,8 @@ pub struct RepMeasure {
     pub iops: f64,
     /// Mean completion latency over both directions, µs.
     pub clat_mean_us: f64,
+    /// Standard deviation of the completion latency over both directions (pooled), µs.
+    pub clat_stdev_us: f64,
     /// Completion-latency histogram, ns bucket value → count, both directions.
     pub clat_bins: BTreeMap<u64, u64>,
     /// The measured window, s.
@@ -76,6 +78,8 @@ pub fn from_fio_json(doc: &Value, cpus: usize) -> Result<RepMeasure, FioJsonErro
         ..RepMeasure::default()
     };
     let mut clat_weighted = 0.0;
+    // (count, mean, stdev) of each job's direction, for the pooled deviation.
+    let mut parts: Vec<(f64, f64, f64)> = Vec::new();
     let mut host_busy_pct = 0.0;
     for job in jobs {
         let error = job["error"].as_i64().unwrap_or(0);
@@ -89,7 +93,11 @@ pub fn from_fio_json(doc: &Value, cpus: usize) -> Result<RepMeasure, FioJsonErro
             m.ios += ios;
             m.bandwidth_mbs += d["bw_bytes"].as_f64().unwrap_or(0.0) / 1e6;
             m.iops += d["iops"].as_f64().unwrap_or(0.0);
-            clat_weighted += d["clat_ns"]["mean"].as_f64().unwrap_or(0.0) * ios as f64;
+            let mean = d["clat_ns"]["mean"].as_f64().unwrap_or(0.0);
+            clat_weighted += mean * ios as f64;
+            if ios > 0 {
+                parts.push((ios as f64, mean, d["clat_ns"]["stddev"].as_f64().unwrap_or(0.0)));
+            }
             if let Some(bins) = d["clat_ns"]["bins"].as_object() {
                 for (k, v) in bins {
                     if let (Ok(ns), Some(count)) = (k.parse::<u64>(), v.as_u64()) {
@@ -105,9 +113,22 @@ pub fn from_fio_json(doc: &Value, cpus: usize) -> Result<RepMeasure, FioJsonErro
     }
     if m.ios > 0 {
         m.clat_mean_us = clat_weighted / m.ios as f64 / 1e3;
+        m.clat_stdev_us = pooled_stdev(&parts) / 1e3;
     }
     m.host_cpu_s = host_busy_pct / 100.0 * cpus as f64 * m.runtime_s;
     Ok(m)
+}
+
+/// The standard deviation of the union of groups given as (count, mean, standard deviation): the
+/// within-group variances plus the spread of the groups' means, weighted by count.
+pub fn pooled_stdev(parts: &[(f64, f64, f64)]) -> f64 {
+    let n: f64 = parts.iter().map(|p| p.0).sum();
+    if n <= 0.0 {
+        return 0.0;
+    }
+    let mean = parts.iter().map(|(c, m, _)| c * m).sum::<f64>() / n;
+    let variance = parts.iter().map(|(c, m, s)| c * (s * s + (m - mean) * (m - mean))).sum::<f64>() / n;
+    variance.max(0.0).sqrt()
 }
 
 /// The kernel section, when the run had one.
@@ -199,7 +220,7 @@ mod tests {
                 "jobname": "sr", "error": 0, "job_runtime": 4000, "usr_cpu": 10.0, "sys_cpu": 5.0,
                 "nfsbench_host_cpu": {"usr": 30.0, "sys": 20.0, "idle": 50.0},
                 "read": {"io_bytes": 2_000_000_000u64, "total_ios": 1000, "bw_bytes": 1e9, "iops": 500.0,
-                         "clat_ns": {"mean": 2000.0, "bins": {"1000": 500, "3000": 500}}},
+                         "clat_ns": {"mean": 2000.0, "stddev": 1000.0, "bins": {"1000": 500, "3000": 500}}},
                 "write": {"io_bytes": 0, "total_ios": 0, "bw_bytes": 0, "iops": 0.0, "clat_ns": {"mean": 0.0}}
             }]
         });
@@ -207,6 +228,7 @@ mod tests {
         assert_eq!((m.bytes, m.ios), (2_000_000_000, 1000));
         assert!((m.bandwidth_mbs - 1000.0).abs() < 1e-9);
         assert!((m.clat_mean_us - 2.0).abs() < 1e-9);
+        assert!((m.clat_stdev_us - 1.0).abs() < 1e-9, "fio's stddev of the only direction that moved");
         assert!((m.client_cpu_s - 0.6).abs() < 1e-9, "15% of 4 job-seconds");
         assert!((m.host_cpu_s - 2.0).abs() < 1e-9, "50% of 2 CPUs for 2 s");
         assert_eq!(percentiles_us(&m.clat_bins, &[50.0, 50.1, 100.0]), vec![(50.0, 1.0), (50.1, 3.0), (100.0, 3.0)]);
@@ -220,5 +242,13 @@ mod tests {
         assert_eq!(e, FioJsonError::JobFailed { job: Box::new(json!("x")), error: 5 });
         assert_eq!(e.to_string(), "job \"x\" failed with error 5");
         assert!(percentiles_us(&BTreeMap::new(), &[50.0]).is_empty());
+    }
+
+    #[test]
+    fn the_pooled_deviation_adds_the_spread_of_the_directions_means() {
+        // Reads all at 1, writes all at 3: each direction has no spread, the union has 1.
+        assert!((pooled_stdev(&[(10.0, 1.0, 0.0), (10.0, 3.0, 0.0)]) - 1.0).abs() < 1e-12);
+        assert!((pooled_stdev(&[(4.0, 5.0, 2.0)]) - 2.0).abs() < 1e-12);
+        assert_eq!(pooled_stdev(&[]), 0.0);
     }
 }

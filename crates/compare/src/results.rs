@@ -30,6 +30,9 @@ pub struct Report {
     pub cells: Vec<Cell>,
     /// Every case but the baseline against the baseline, per workload.
     pub ratios: Vec<Ratio>,
+    /// The same pairs for completion latency: its mean and its standard deviation (lower is better).
+    #[serde(default)]
+    pub latency_ratios: Vec<LatencyRatio>,
     /// Raw transport figures of the same paths, measured in the same run.
     pub wire: Vec<WireBaseline>,
     /// Scaling sweeps (iodepth, numjobs, block size, clients), when the plan asks for them.
@@ -128,6 +131,10 @@ pub struct Cell {
     pub iops: Estimate,
     /// Mean completion latency, µs.
     pub clat_mean_us: Estimate,
+    /// Standard deviation of the completion latency within a repetition, µs (its mean over the
+    /// repetitions, with their interval): the consistency the SMB Direct study headlined.
+    #[serde(default)]
+    pub clat_stdev_us: Estimate,
     /// Completion-latency percentiles from the repetitions' histograms merged: (percentile, µs),
     /// ascending, e.g. (50.0, 212.0), (99.0, 480.0), (99.99, 1210.0).
     pub clat_percentiles_us: Vec<(f64, f64)>,
@@ -207,6 +214,19 @@ pub struct Ratio {
     /// The ratio and its 95% interval (paired repetitions, see `stats`).
     pub ratio: Estimate,
     pub verdict: Verdict,
+}
+
+/// `case` against `baseline` for one workload's completion latency: the mean and the standard deviation,
+/// each a paired ratio with its 95% interval ("rdma vs tcp: rand-read-4k clat mean 0.82×, stdev 0.60×").
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct LatencyRatio {
+    pub case: String,
+    pub baseline: String,
+    pub workload: String,
+    pub mean: Estimate,
+    pub mean_verdict: Verdict,
+    pub stdev: Estimate,
+    pub stdev_verdict: Verdict,
 }
 
 /// A transport's own figures on the path the storage traffic took (what iperf, ib_write_bw and qperf

@@ -4,8 +4,8 @@
 use crate::measure::{percentiles_us, KernelRep, RepMeasure, PERCENTILE_POINTS};
 use crate::plan::{Case, Plan, SweepParameter, Workload};
 use crate::results::{
-    CaseRow, Cell, Estimate, KernelCounters, Metric, Ratio, RdmaCounters, Report, Sweep, SweepPoint, WireBaseline,
-    WorkloadRow,
+    CaseRow, Cell, Estimate, KernelCounters, LatencyRatio, Metric, Ratio, RdmaCounters, Report, Sweep, SweepPoint,
+    WireBaseline, WorkloadRow,
 };
 use crate::stats::{estimate_nonnegative, paired_ratio};
 use crate::validate::Unsupported;
@@ -64,6 +64,7 @@ pub fn summarize(
         }
     }
     let ratios = ratios(plan, &by_cell);
+    let latency_ratios = latency_ratios(plan, &by_cell);
     let sweeps = sweeps(plan, &cells);
     let failed = &context.failed;
     let outcomes: Vec<&Outcome> = outcomes.iter().filter(|o| !failed.contains_key(&o.case)).collect();
@@ -115,6 +116,7 @@ pub fn summarize(
         workloads: plan.workloads.iter().map(workload_row).collect(),
         cells,
         ratios,
+        latency_ratios,
         wire,
         sweeps,
     }
@@ -153,6 +155,7 @@ fn cell(case: &Case, w: &Workload, reps: &[&Outcome], wire: &[WireBaseline]) -> 
         bandwidth_mbs: bandwidth,
         iops: each(&|o| o.measure.iops),
         clat_mean_us: each(&|o| o.measure.clat_mean_us),
+        clat_stdev_us: each(&|o| o.measure.clat_stdev_us),
         clat_percentiles_us: percentiles_us(&bins, &PERCENTILE_POINTS),
         host_cpu_per_gb: each(&|o| per_gb(o.measure.host_cpu_s, &o.measure)),
         host_cpu_per_mio: each(&|o| {
@@ -212,14 +215,7 @@ fn ratios(plan: &Plan, by_cell: &BTreeMap<(&str, &str), Vec<&Outcome>>) -> Vec<R
         let Some(base) = by_cell.get(&(plan.baseline.as_str(), w.name.as_str())) else { continue };
         for case in plan.cases.iter().filter(|c| c.name != plan.baseline) {
             let Some(reps) = by_cell.get(&(case.name.as_str(), w.name.as_str())) else { continue };
-            // Pair repetition k with repetition k.
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            for o in reps {
-                if let Some(bo) = base.iter().find(|x| x.rep == o.rep) {
-                    a.push(headline(w.metric, &o.measure));
-                    b.push(headline(w.metric, &bo.measure));
-                }
-            }
+            let (a, b) = paired(reps, base, |m| headline(w.metric, m));
             let (ratio, verdict) = paired_ratio(&a, &b);
             out.push(Ratio {
                 case: case.name.clone(),
@@ -228,6 +224,42 @@ fn ratios(plan: &Plan, by_cell: &BTreeMap<(&str, &str), Vec<&Outcome>>) -> Vec<R
                 metric: w.metric,
                 ratio,
                 verdict,
+            });
+        }
+    }
+    out
+}
+
+/// Repetition k of `reps` paired with repetition k of `base`: the two columns of `figure`.
+fn paired(reps: &[&Outcome], base: &[&Outcome], figure: impl Fn(&RepMeasure) -> f64) -> (Vec<f64>, Vec<f64>) {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for o in reps {
+        if let Some(bo) = base.iter().find(|x| x.rep == o.rep) {
+            a.push(figure(&o.measure));
+            b.push(figure(&bo.measure));
+        }
+    }
+    (a, b)
+}
+
+fn latency_ratios(plan: &Plan, by_cell: &BTreeMap<(&str, &str), Vec<&Outcome>>) -> Vec<LatencyRatio> {
+    let mut out = Vec::new();
+    for w in &plan.workloads {
+        let Some(base) = by_cell.get(&(plan.baseline.as_str(), w.name.as_str())) else { continue };
+        for case in plan.cases.iter().filter(|c| c.name != plan.baseline) {
+            let Some(reps) = by_cell.get(&(case.name.as_str(), w.name.as_str())) else { continue };
+            let (a, b) = paired(reps, base, |m| m.clat_mean_us);
+            let (mean, mean_verdict) = paired_ratio(&a, &b);
+            let (a, b) = paired(reps, base, |m| m.clat_stdev_us);
+            let (stdev, stdev_verdict) = paired_ratio(&a, &b);
+            out.push(LatencyRatio {
+                case: case.name.clone(),
+                baseline: plan.baseline.clone(),
+                workload: w.name.clone(),
+                mean,
+                mean_verdict,
+                stdev,
+                stdev_verdict,
             });
         }
     }

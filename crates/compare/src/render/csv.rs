@@ -12,12 +12,15 @@ pub fn results_csv(report: &Report) -> String {
          host_cpu_s_per_million_ios,client_cpu_s_per_gb,server_cpu_s_per_gb,efficiency,ratio_vs_baseline,\
          ratio_lo,ratio_hi,verdict,engine,negotiated,negotiation_differs,kernel_rpcs,kernel_retransmissions,\
          kernel_timeouts,kernel_rtt_ms,kernel_exec_ms,kernel_backlog_ms,rdma_read_chunks,rdma_write_chunks,\
-         rdma_reply_chunks,rdma_hardway_registrations,rdma_failed_marshals\n",
+         rdma_reply_chunks,rdma_hardway_registrations,rdma_failed_marshals,clat_stdev_us,clat_stdev_us_lo,\
+         clat_stdev_us_hi,clat_mean_ratio,clat_mean_ratio_lo,clat_mean_ratio_hi,clat_stdev_ratio,clat_stdev_ratio_lo,\
+         clat_stdev_ratio_hi\n",
     );
     for c in &report.cells {
         let metric = report.workloads.iter().find(|w| w.name == c.workload).map(|w| w.metric);
         let pct = |p: f64| c.clat_percentiles_us.iter().find(|(q, _)| *q == p).map(|(_, v)| *v);
         let ratio = report.ratios.iter().find(|r| r.case == c.case && r.workload == c.workload);
+        let latency = report.latency_ratios.iter().find(|r| r.case == c.case && r.workload == c.workload);
         let row = [
             field(&c.case),
             field(&c.workload),
@@ -37,6 +40,9 @@ pub fn results_csv(report: &Report) -> String {
             ratio.map_or(",,".into(), |r| est(&r.ratio)),
             ratio.map_or(String::new(), |r| format!("{:?}", r.verdict).to_lowercase()),
             kernel_fields(report, &c.case, c.kernel.as_ref()),
+            est(&c.clat_stdev_us),
+            latency.map_or(",,".into(), |r| est(&r.mean)),
+            latency.map_or(",,".into(), |r| est(&r.stdev)),
         ];
         s.push_str(&row.join(","));
         s.push('\n');
@@ -47,12 +53,13 @@ pub fn results_csv(report: &Report) -> String {
 /// One row per repetition.
 pub fn reps_csv(outcomes: &[Outcome]) -> String {
     let mut s = String::from(
-        "case,workload,rep,bandwidth_mbs,iops,clat_mean_us,bytes,ios,runtime_s,client_cpu_s,server_cpu_s,host_cpu_s,file\n",
+        "case,workload,rep,bandwidth_mbs,iops,clat_mean_us,bytes,ios,runtime_s,client_cpu_s,server_cpu_s,host_cpu_s,file,\
+         clat_stdev_us\n",
     );
     for o in outcomes {
         let m = &o.measure;
         s.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             field(&o.case),
             field(&o.workload),
             o.rep,
@@ -65,7 +72,8 @@ pub fn reps_csv(outcomes: &[Outcome]) -> String {
             num(Some(m.client_cpu_s)),
             num(o.server_cpu_s),
             num(Some(m.host_cpu_s)),
-            field(&o.file)
+            field(&o.file),
+            num(Some(m.clat_stdev_us))
         ));
     }
     s

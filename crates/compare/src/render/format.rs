@@ -2,7 +2,9 @@
 //! shared by the outputs.
 
 use crate::plan::Case;
-use crate::results::{CaseRow, Cell, Estimate, KernelCounters, Metric, Negotiation, Ratio, Report, Verdict};
+use crate::results::{
+    CaseRow, Cell, Estimate, KernelCounters, LatencyRatio, Metric, Negotiation, Ratio, Report, Verdict,
+};
 use crate::size::format_size;
 
 /// A figure with sensible digits: 4343, 287.2k, 12.5, 0.083.
@@ -62,6 +64,27 @@ pub fn ratio_statement(r: &Ratio) -> String {
         _ => "",
     };
     format!("{} vs {}: {} {}{tail}", r.case, r.baseline, r.workload, ratio(&r.ratio))
+}
+
+/// "rdma vs tcp: rand-read-4k clat mean 0.82× [0.79, 0.85], stdev 0.60× [0.52, 0.70]", each with " (no
+/// difference)" when its interval straddles 1; lower is better.
+pub fn latency_statement(r: &LatencyRatio) -> String {
+    let word = |v: Verdict, e: &Estimate| match (v, e.n) {
+        (_, n) if n < 2 => "",
+        (Verdict::NoDifference, _) => " (no difference)",
+        _ => "",
+    };
+    let tail = if r.mean.n < 2 { " — one repetition: no interval" } else { "" };
+    format!(
+        "{} vs {}: {} clat mean {}{}, clat stdev {}{}{tail}",
+        r.case,
+        r.baseline,
+        r.workload,
+        ratio(&r.mean),
+        word(r.mean_verdict, &r.mean),
+        ratio(&r.stdev),
+        word(r.stdev_verdict, &r.stdev)
+    )
 }
 
 /// "0.42" or "-" for a missing efficiency; as a percentage "42%".

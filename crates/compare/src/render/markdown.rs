@@ -1,7 +1,8 @@
 //! results.md: the comparison as Markdown, pasteable into a blog post or an issue.
 
 use super::format::{
-    estimate, io_sizes, kernel_counters_line, not_measured, number, p99, percent, ratio_statement, vs_baseline,
+    estimate, io_sizes, kernel_counters_line, latency_statement, not_measured, number, p99, percent, ratio_statement,
+    vs_baseline,
 };
 use crate::results::Report;
 use crate::summarize::cell_headline;
@@ -22,13 +23,16 @@ pub fn to_markdown(report: &Report) -> String {
         for r in &report.ratios {
             s.push_str(&format!("- {}\n", ratio_statement(r)));
         }
+        for r in &report.latency_ratios {
+            s.push_str(&format!("- {}\n", latency_statement(r)));
+        }
     }
     s.push_str("\n## Results\n");
     for w in &report.workloads {
         s.push_str(&format!("\n### {} — {}\n\n", w.name, w.description));
         s.push_str(&format!(
-            "| case | {} [95% CI] | clat mean µs | p99 µs | host CPU-s/GB | host CPU-s per 10⁶ I/O | client CPU-s/GB | \
-             server CPU-s/GB | of wire | vs {} |\n|---|---|---|---|---|---|---|---|---|---|\n",
+            "| case | {} [95% CI] | clat mean µs | clat stdev µs | p99 µs | host CPU-s/GB | host CPU-s per 10⁶ I/O | client CPU-s/GB | \
+             server CPU-s/GB | of wire | vs {} |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
             w.metric.unit(),
             report.baseline_case
         ));
@@ -36,10 +40,11 @@ pub fn to_markdown(report: &Report) -> String {
             let p99 = p99(c);
             let vs = vs_baseline(report, &c.case, &w.name);
             s.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {vs} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {vs} |\n",
                 c.case,
                 estimate(&cell_headline(w.metric, c)),
                 number(c.clat_mean_us.mean),
+                number(c.clat_stdev_us.mean),
                 number(p99),
                 estimate(&c.host_cpu_per_gb),
                 number(c.host_cpu_per_mio.mean),

@@ -1,8 +1,8 @@
 //! The terminal summary: one table per workload (cases as rows) and the ratio statements.
 
 use super::format::{
-    estimate, headline, kernel_counters_line, negotiation_line, not_measured, number, p99, percent, ratio_statement,
-    vs_baseline,
+    estimate, headline, kernel_counters_line, latency_statement, negotiation_line, not_measured, number, p99, percent,
+    ratio_statement, vs_baseline,
 };
 use crate::results::Report;
 use crate::summarize::cell_headline;
@@ -21,17 +21,18 @@ pub fn to_terminal(report: &Report) -> String {
         let unit = format!("{} [95% CI]", w.metric.unit());
         let vs_header = format!("vs {}", report.baseline_case);
         s.push_str(&format!(
-            "  {:<cw$} {:<30} {:>10} {:>10} {:>14} {:>7}  {}\n",
-            "case", unit, "clat µs", "p99 µs", "host CPU-s/GB", "of wire", vs_header
+            "  {:<cw$} {:<30} {:>10} {:>10} {:>10} {:>14} {:>7}  {}\n",
+            "case", unit, "clat µs", "stdev µs", "p99 µs", "host CPU-s/GB", "of wire", vs_header
         ));
         for c in cells {
             let p99 = p99(c);
             let vs = vs_baseline(report, &c.case, &w.name);
             s.push_str(&format!(
-                "  {:<cw$} {:<30} {:>10} {:>10} {:>14} {:>7}  {vs}\n",
+                "  {:<cw$} {:<30} {:>10} {:>10} {:>10} {:>14} {:>7}  {vs}\n",
                 c.case,
                 headline(w.metric, &cell_headline(w.metric, c)),
                 number(c.clat_mean_us.mean),
+                number(c.clat_stdev_us.mean),
                 number(p99),
                 number(c.host_cpu_per_gb.mean),
                 percent(c.efficiency),
@@ -87,6 +88,10 @@ pub fn to_terminal(report: &Report) -> String {
         s.push('\n');
         for r in &report.ratios {
             s.push_str(&ratio_statement(r));
+            s.push('\n');
+        }
+        for r in &report.latency_ratios {
+            s.push_str(&latency_statement(r));
             s.push('\n');
         }
     }

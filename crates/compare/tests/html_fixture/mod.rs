@@ -30,6 +30,7 @@ fn cell(case: &str, workload: &str, scale: f64) -> Cell {
         bandwidth_mbs: est(3000.0 * scale),
         iops: est(200_000.0 * scale),
         clat_mean_us: est(300.0 / scale),
+        clat_stdev_us: est(120.0 / scale),
         clat_percentiles_us: [50.0, 90.0, 99.0, 99.9, 99.99]
             .iter()
             .map(|p: &f64| (*p, 180.0 / scale * 1.8f64.powf(-(1.0 - p / 100.0).log10())))
@@ -118,6 +119,15 @@ pub fn sample_report() -> Report {
             ratio("rdma", "rand-read-4k", Metric::Iops, (1.02, 0.9, 1.1, 3), Verdict::NoDifference),
             ratio("rdma-2qp", "rand-write-4k", Metric::Iops, (1.2, 1.2, 1.2, 1), Verdict::NoDifference),
         ],
+        latency_ratios: vec![LatencyRatio {
+            case: "rdma".into(),
+            baseline: "tcp".into(),
+            workload: "rand-read-4k".into(),
+            mean: Estimate { mean: 0.82, lo: 0.79, hi: 0.85, n: 3 },
+            mean_verdict: Verdict::Lower,
+            stdev: Estimate { mean: 0.6, lo: 0.52, hi: 0.7, n: 3 },
+            stdev_verdict: Verdict::Lower,
+        }],
         wire: vec![
             WireBaseline {
                 proto: mount_options::Proto::Tcp,

@@ -7,8 +7,8 @@
 mod charts;
 
 use super::format::{
-    estimate, io_sizes, kernel_counters_line, negotiation_line, not_measured, number, p99, percent, ratio,
-    rdma_settings,
+    estimate, io_sizes, kernel_counters_line, latency_statement, negotiation_line, not_measured, number, p99, percent,
+    ratio, rdma_settings,
 };
 use super::html_escape as esc;
 use super::svg::PALETTE;
@@ -167,6 +167,18 @@ fn ratios(s: &mut String, report: &Report) {
         );
     }
     s.push_str("</ul>\n");
+    if !report.latency_ratios.is_empty() {
+        s.push_str("<p class=\"lead\">Completion latency against the baseline's: its mean and its standard deviation within a repetition (lower is better; the consistency RDMA is expected to buy).</p>\n<ul class=\"ratios\">");
+        for r in &report.latency_ratios {
+            let _ = write!(
+                s,
+                "<li><span class=\"sw\" style=\"background:{}\"></span>{}</li>",
+                color(report, &r.case),
+                esc(&latency_statement(r))
+            );
+        }
+        s.push_str("</ul>\n");
+    }
 }
 
 fn cases_table(s: &mut String, report: &Report) {
@@ -237,7 +249,7 @@ fn cells_table(s: &mut String, report: &Report) {
         s.push_str("<p class=\"muted\">No cells: nothing ran.</p>\n");
         return;
     }
-    s.push_str("<p class=\"lead\">Means with 95% intervals; CPU in CPU-seconds (host-wide, the client process, the server process) per GB moved.</p>\n<div class=\"scroll\"><table><tr><th>case</th><th>workload</th><th>MB/s [95% CI]</th><th>IOPS [95% CI]</th><th>clat mean µs</th><th>p99 µs</th><th>host CPU-s/GB [95% CI]</th><th>host CPU-s per 10⁶ I/O</th><th>client CPU-s/GB</th><th>server CPU-s/GB</th><th>of wire</th><th>fio JSON</th></tr>");
+    s.push_str("<p class=\"lead\">Means with 95% intervals; CPU in CPU-seconds (host-wide, the client process, the server process) per GB moved.</p>\n<div class=\"scroll\"><table><tr><th>case</th><th>workload</th><th>MB/s [95% CI]</th><th>IOPS [95% CI]</th><th>clat mean µs</th><th>clat stdev µs</th><th>p99 µs</th><th>host CPU-s/GB [95% CI]</th><th>host CPU-s per 10⁶ I/O</th><th>client CPU-s/GB</th><th>server CPU-s/GB</th><th>of wire</th><th>fio JSON</th></tr>");
     // Workload by workload, cases in plan order.
     let place = |c: &Cell| {
         let w = report.workloads.iter().position(|w| w.name == c.workload).unwrap_or(usize::MAX);
@@ -258,13 +270,14 @@ fn cells_table(s: &mut String, report: &Report) {
         let num = |v: String| format!("<td class=\"n\">{v}</td>");
         let _ = write!(
             s,
-            "<tr{first}><td class=\"k\"><span class=\"sw\" style=\"background:{}\"></span>{}</td><td class=\"k\">{}</td>{}{}{}{}{}{}{}{}{}<td>{}</td></tr>",
+            "<tr{first}><td class=\"k\"><span class=\"sw\" style=\"background:{}\"></span>{}</td><td class=\"k\">{}</td>{}{}{}{}{}{}{}{}{}{}<td>{}</td></tr>",
             color(report, &c.case),
             esc(&c.case),
             esc(&c.workload),
             num(estimate(&c.bandwidth_mbs)),
             num(estimate(&c.iops)),
             num(number(c.clat_mean_us.mean)),
+            num(number(c.clat_stdev_us.mean)),
             num(number(p99(c))),
             num(estimate(&c.host_cpu_per_gb)),
             num(number(c.host_cpu_per_mio.mean)),

@@ -130,7 +130,7 @@ pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<
     let steps = steps(plan, &runnable);
     let per_cell = plan.runtime + plan.ramp + Duration::from_millis(150);
     let wire_time = wire_duration(plan);
-    let planned = per_cell * steps.len() as u32 + wire_time * 4;
+    let planned = per_cell * steps.len() as u32 + wire_time * 4 * plan.reps;
     let mut progress = PlanProgress::new(steps.len(), planned);
 
     // Files first, unmeasured, over the baseline case (or, when its client fails, the next case that
@@ -173,7 +173,7 @@ pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<
         match responders {
             Some(responders) => {
                 progress.start("wire baselines");
-                wire_baselines::measure(&responders, &runnable, setup.provider.clone(), wire_time)?
+                wire_baselines::measure(&responders, &runnable, setup.provider.clone(), wire_time, plan.reps)?
             }
             None => {
                 notes.push(

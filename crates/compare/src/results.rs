@@ -191,6 +191,17 @@ pub struct RdmaCounters {
     pub bad_replies: u64,
 }
 
+/// A median with an interval (order statistics; see `stats::median_interval`) and how surely the interval
+/// holds the median: 0.95 or more from 6 samples on; below that the whole range, whose coverage is less.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Spread {
+    pub median: f64,
+    pub lo: f64,
+    pub hi: f64,
+    pub n: u32,
+    pub coverage: f64,
+}
+
 /// How a ratio's interval lies against 1.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -240,10 +251,16 @@ pub struct WireBaseline {
     pub connections: u32,
     /// "TCP stream, 127.0.0.1, 1 connection" or "RDMA Write, soft provider, 1 MiB messages, 16 in flight".
     pub description: String,
-    /// Streaming bandwidth, MB/s.
+    /// Streaming bandwidth, MB/s: the median over the repetitions.
     pub bandwidth_mbs: f64,
-    /// Ping-pong round trip of a small message, µs (median).
+    /// Ping-pong round trip of a small message, µs: the median over the repetitions of each one's median.
     pub round_trip_us: f64,
+    /// Both over the repetitions, with their intervals (absent in reports written before they were
+    /// repeated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth: Option<Spread>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_trip: Option<Spread>,
 }
 
 /// A scaling curve: one workload's headline metric as one parameter varies, per case.

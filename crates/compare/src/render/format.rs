@@ -3,7 +3,7 @@
 
 use crate::plan::Case;
 use crate::results::{
-    CaseRow, Cell, Estimate, KernelCounters, LatencyRatio, Metric, Negotiation, Ratio, Report, Verdict,
+    CaseRow, Cell, Estimate, KernelCounters, LatencyRatio, Metric, Negotiation, Ratio, Report, Spread, Verdict,
 };
 use crate::size::format_size;
 
@@ -169,9 +169,26 @@ pub fn kernel_counters_line(k: &KernelCounters) -> String {
     line
 }
 
+/// A wire baseline's median with its interval over the repetitions: "2345 [2100, 2400]", or the
+/// median alone from one repetition (or a report written before baselines were repeated).
+pub fn median_with_interval(median: f64, spread: Option<&Spread>) -> String {
+    match spread.filter(|s| s.n >= 2) {
+        Some(s) => format!("{} [{}, {}]", number(median), number(s.lo), number(s.hi)),
+        None => number(median),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wire_median_shows_its_interval_from_two_repetitions_on() {
+        let spread = Spread { median: 10.3, lo: 10.1, hi: 94.8, n: 3, coverage: 0.75 };
+        assert_eq!(median_with_interval(10.3, Some(&spread)), "10.3 [10.1, 94.8]");
+        assert_eq!(median_with_interval(10.3, Some(&Spread { n: 1, ..spread })), "10.3");
+        assert_eq!(median_with_interval(5177.0, None), "5177");
+    }
 
     #[test]
     fn figures_keep_three_significant_digits_or_so() {

@@ -1,8 +1,8 @@
 //! results.md: the comparison as Markdown, pasteable into a blog post or an issue.
 
 use super::format::{
-    estimate, io_sizes, kernel_counters_line, latency_statement, not_measured, number, p99, percent, ratio_statement,
-    vs_baseline,
+    estimate, io_sizes, kernel_counters_line, latency_statement, median_with_interval, not_measured, number, p99,
+    percent, ratio_statement, vs_baseline,
 };
 use crate::results::Report;
 use crate::summarize::cell_headline;
@@ -98,9 +98,17 @@ pub fn to_markdown(report: &Report) -> String {
         }
     }
     if !report.wire.is_empty() {
-        s.push_str("\n## Wire baselines\n\n| path | bandwidth MB/s | round trip µs |\n|---|---|---|\n");
+        s.push_str(
+            "\n## Wire baselines\n\nMedians over the repetitions, with the interval of the median (95% from 6 \
+             repetitions on, the whole range below).\n\n| path | bandwidth MB/s | round trip µs |\n|---|---|---|\n",
+        );
         for b in &report.wire {
-            s.push_str(&format!("| {} | {} | {} |\n", b.description, number(b.bandwidth_mbs), number(b.round_trip_us)));
+            s.push_str(&format!(
+                "| {} | {} | {} |\n",
+                b.description,
+                median_with_interval(b.bandwidth_mbs, b.bandwidth.as_ref()),
+                median_with_interval(b.round_trip_us, b.round_trip.as_ref())
+            ));
         }
     }
     for sweep in &report.sweeps {

@@ -1,8 +1,8 @@
 //! The terminal summary: one table per workload (cases as rows) and the ratio statements.
 
 use super::format::{
-    estimate, headline, kernel_counters_line, latency_statement, negotiation_line, not_measured, number, p99, percent,
-    ratio_statement, vs_baseline,
+    estimate, headline, kernel_counters_line, latency_statement, median_with_interval, negotiation_line, not_measured,
+    number, p99, percent, ratio_statement, vs_baseline,
 };
 use crate::results::Report;
 use crate::summarize::cell_headline;
@@ -62,13 +62,13 @@ pub fn to_terminal(report: &Report) -> String {
         }
     }
     if !report.wire.is_empty() {
-        s.push_str("\nwire baselines (same paths, same run):\n");
+        s.push_str("\nwire baselines (same paths, same run; medians over the repetitions [interval]):\n");
         for b in &report.wire {
             s.push_str(&format!(
                 "  {:<72} {:>8} MB/s   round trip {} µs\n",
                 b.description,
-                number(b.bandwidth_mbs),
-                number(b.round_trip_us)
+                median_with_interval(b.bandwidth_mbs, b.bandwidth.as_ref()),
+                median_with_interval(b.round_trip_us, b.round_trip.as_ref())
             ));
         }
     }

@@ -135,6 +135,8 @@ pub fn sample_report() -> Report {
                 description: "TCP stream, 127.0.0.1, 1 connection".into(),
                 bandwidth_mbs: 5177.0,
                 round_trip_us: 78.0,
+                bandwidth: Some(Spread { median: 5177.0, lo: 5010.0, hi: 5230.0, n: 3, coverage: 0.75 }),
+                round_trip: Some(Spread { median: 78.0, lo: 70.0, hi: 94.8, n: 3, coverage: 0.75 }),
             },
             WireBaseline {
                 proto: mount_options::Proto::Rdma,
@@ -142,6 +144,8 @@ pub fn sample_report() -> Report {
                 description: "RDMA Write, soft provider, 1 MiB messages, 16 in flight".into(),
                 bandwidth_mbs: 22365.0,
                 round_trip_us: 0.92,
+                bandwidth: None,
+                round_trip: None,
             },
         ],
         sweeps: vec![Sweep {

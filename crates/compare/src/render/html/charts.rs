@@ -2,7 +2,7 @@
 //! against the wire (with the wire baselines), CPU per GB, and scaling sweeps.
 
 use super::{color, esc, find, not_run, ran};
-use crate::render::format::number;
+use crate::render::format::median_with_interval;
 use crate::render::svg::{bar_chart, line_chart, Bar, BarChart, BarSeries, Line, LineChart, Scale};
 use crate::results::{Cell, Estimate, Metric, Report, WorkloadRow};
 use crate::summarize::cell_headline;
@@ -145,7 +145,7 @@ pub(super) fn efficiency(s: &mut String, report: &Report) {
         s.push_str("<p class=\"muted\">No wire baselines were measured.</p></figure></div>\n");
         return;
     }
-    s.push_str("<table><tr><th>proto</th><th>conns</th><th>path</th><th>MB/s</th><th>round trip µs</th></tr>");
+    s.push_str("<table><tr><th>proto</th><th>conns</th><th>path</th><th>MB/s (median [interval])</th><th>round trip µs (median [interval])</th></tr>");
     for b in &report.wire {
         let _ = write!(
             s,
@@ -153,8 +153,8 @@ pub(super) fn efficiency(s: &mut String, report: &Report) {
             b.proto,
             b.connections,
             esc(&b.description),
-            number(b.bandwidth_mbs),
-            number(b.round_trip_us)
+            median_with_interval(b.bandwidth_mbs, b.bandwidth.as_ref()),
+            median_with_interval(b.round_trip_us, b.round_trip.as_ref())
         );
     }
     s.push_str("</table></figure></div>\n");

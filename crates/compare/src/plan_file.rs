@@ -229,7 +229,9 @@ fn engine(text: &str, owner: String) -> Result<Engine, PlanFileError> {
 
 /// A case of the file; `plan_engine`: the plan's `engine`, for cases that name none.
 fn case_from_file(c: CaseFile, plan_engine: Option<Engine>) -> Result<Case, PlanFileError> {
-    let mut case = Case::from_options(&c.name, "");
+    // `options` is read as `--case` reads a whole option string (so `options = "rdma,nconnect=2"` is an
+    // RDMA case with two connections); the case's own keys then win over it.
+    let mut case = Case::from_options(&c.name, c.options.as_deref().unwrap_or(""));
     case.engine = match &c.engine {
         Some(e) => engine(e, format!("case '{}': engine", c.name))?,
         None => plan_engine.unwrap_or_default(),
@@ -246,12 +248,20 @@ fn case_from_file(c: CaseFile, plan_engine: Option<Engine>) -> Result<Case, Plan
             _ => refused_proto = Some(raw),
         }
     }
-    case.nconnect = c.nconnect.unwrap_or(1);
-    case.remoteports = c.remoteports;
+    if let Some(n) = c.nconnect {
+        case.nconnect = n;
+    }
+    if c.remoteports.is_some() {
+        case.remoteports = c.remoteports;
+    }
     let what = |k: &str| format!("case '{}': {k}", c.name);
-    case.rsize = c.rsize.map(|s| s.size(&what("rsize"))).transpose()?;
-    case.wsize = c.wsize.map(|s| s.size(&what("wsize"))).transpose()?;
-    let options: Vec<String> = refused_proto.into_iter().chain(c.options.filter(|o| !o.trim().is_empty())).collect();
+    if let Some(r) = c.rsize {
+        case.rsize = Some(r.size(&what("rsize"))?);
+    }
+    if let Some(w) = c.wsize {
+        case.wsize = Some(w.size(&what("wsize"))?);
+    }
+    let options: Vec<String> = refused_proto.into_iter().chain(case.options.take()).collect();
     case.options = (!options.is_empty()).then(|| options.join(","));
     case.rdma_credits = c.rdma_credits;
     case.rdma_inline = c.rdma_inline.map(|s| s.size(&what("rdma_inline"))).transpose()?.map(|v| v as u32);

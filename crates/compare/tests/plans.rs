@@ -168,3 +168,14 @@ fn the_distance_plan_sweeps_the_round_trip_over_an_emulated_link() {
         assert!(e.contains("rtt") || e.contains("20"), "{bad}: {e}");
     }
 }
+
+#[test]
+fn a_cases_options_string_is_read_as_case_reads_it_and_its_own_keys_win() {
+    let text = "[[case]]\nname = \"r\"\noptions = \"rdma,nconnect=2,timeo=600\"\n\n[[case]]\nname = \"t\"\n\
+                proto = \"tcp\"\nnconnect = 4\noptions = \"proto=rdma,nconnect=2\"\n";
+    let plan = parse(text, DEFAULTS).expect("parses");
+    let (r, t) = (&plan.cases[0], &plan.cases[1]);
+    assert_eq!((r.proto.to_string(), r.nconnect, r.options.as_deref()), ("rdma".into(), 2, Some("timeo=600")));
+    assert_eq!(r.mount_options(), "vers=3,proto=rdma,nconnect=2,timeo=600");
+    assert_eq!((t.proto.to_string(), t.nconnect), ("tcp".into(), 4), "the case's own keys win over options");
+}

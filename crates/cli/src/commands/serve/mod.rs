@@ -205,7 +205,9 @@ fn serve(args: &ServeArgs) -> Result<(), Failure> {
         let stats = tcp.stats();
         let rdma_servers: Vec<RdmaServer> = rdma
             .map(|r| {
-                let config = r.config;
+                // `[limits] max_connections` holds for queue pairs too (per RDMA listener).
+                let config = RdmaServerConfig { max_connections: plan.connection.max_connections, ..r.config };
+                eprintln!("nfsbench serve: RPC-over-RDMA: at most {} connections per listener", config.max_connections);
                 r.listeners.into_iter().map(|l| RdmaServer::new(l, Arc::clone(&server), config)).collect()
             })
             .unwrap_or_default();

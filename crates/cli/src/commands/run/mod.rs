@@ -141,6 +141,11 @@ fn setup(raw: &[String], me: &Me) -> Result<Setup, CliError> {
         },
         None => None,
     };
+    // Where the jobs run is said first: a job the file engine could not run for want of a path must not
+    // be refused for its size.
+    if args.target.is_none() && !names_a_local_path(&args.fio_args, job_text.as_deref()) {
+        return Err(me.usage(NO_TARGET));
+    }
     let job_name = args.job_file.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
     let jobs = match fio_job::parse(job_text.as_deref().map(|t| (t, job_name.as_str())), &args.fio_args) {
         Ok(jobs) => jobs,
@@ -172,6 +177,18 @@ fn setup(raw: &[String], me: &Me) -> Result<Setup, CliError> {
         }
     }
     Ok(Setup::Run(Box::new((args, jobs, spec))))
+}
+
+const NO_TARGET: &str = "no --target and no local path: give --target HOST:/EXPORT (NFS), or --directory DIR or \
+                         filename= (the file engine on local files)";
+
+/// Whether the fio options or the job file give a `directory=` or `filename=`.
+fn names_a_local_path(fio_args: &[String], job_text: Option<&str>) -> bool {
+    let key = |s: &str| {
+        let k = s.trim_start_matches('-').split('=').next().unwrap_or("").trim();
+        k == "directory" || k == "filename"
+    };
+    fio_args.iter().any(|a| key(a)) || job_text.is_some_and(|t| t.lines().any(|l| key(l.trim())))
 }
 
 /// fio-job's notices that speak of the NFS client (ioengine=, invalidate, thread): the file engine runs

@@ -11,7 +11,7 @@ use std::time::Duration;
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     match parse(&text, Defaults { numjobs: 2, size: 64 << 20 }) {
-        Ok(plan) => match validate(&plan, "127.0.0.1:/export") {
+        Ok(plan) => match validate(&plan, None) {
             Ok(unsupported) => {
                 assert_eq!(unsupported.len(), plan.cases.len());
                 for (c, why) in plan.cases.iter().zip(&unsupported) {

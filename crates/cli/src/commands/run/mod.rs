@@ -80,7 +80,17 @@ pub fn run(raw: &[String]) -> Result<(), CliError> {
         b
     };
     let kernel = match (&args.engine, &args.target) {
-        (args::Engine::Kernel, Some(target)) => Some(mount_kernel(&args, target, &mut jobs, &me)?),
+        (args::Engine::Kernel, Some(target)) => {
+            let mounted = mount_kernel(&args, target, &mut jobs, &me);
+            // Every rank mounts on its own host; all go on only if all mounted (the mounts that were
+            // made are undone as they are dropped).
+            if let Some(clients) = &clients {
+                if !clients.all_ok(mounted.is_ok()) {
+                    return Err(mounted.err().unwrap_or_else(|| me.another_failed("mounting")));
+                }
+            }
+            Some(mounted?)
+        }
         _ => None,
     };
     let runtime = builder.enable_all().build().context("starting the client runtime")?;

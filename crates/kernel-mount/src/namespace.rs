@@ -30,7 +30,12 @@ pub fn require_root() -> Result<(), KernelMountError> {
     }
 }
 
-/// Whether mount.nfs is installed where mount(8) looks for it.
+/// Where mount.nfs is installed, where mount(8) looks for it (a root shell's PATH need not name sbin).
+pub fn mount_nfs_path() -> Option<&'static std::path::Path> {
+    ["/sbin/mount.nfs", "/usr/sbin/mount.nfs"].iter().map(std::path::Path::new).find(|p| p.exists())
+}
+
+/// Whether mount.nfs is installed.
 pub fn mount_nfs_installed() -> bool {
-    ["/sbin/mount.nfs", "/usr/sbin/mount.nfs"].iter().any(|p| std::path::Path::new(p).exists())
+    mount_nfs_path().is_some()
 }

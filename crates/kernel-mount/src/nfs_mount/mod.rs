@@ -36,15 +36,13 @@ impl NfsMount {
     /// directory under `parent`.
     pub fn mount(target: &str, options: &str, parent: &Path) -> Result<NfsMount, KernelMountError> {
         let target = mount_target(target)?;
-        if !crate::namespace::mount_nfs_installed() {
-            return Err(KernelMountError::NoMountNfs);
-        }
+        let mount_nfs = crate::namespace::mount_nfs_path().ok_or(KernelMountError::NoMountNfs)?;
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let point =
             parent.join(format!("nfsbench-mnt-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
         std::fs::create_dir_all(&point)
             .map_err(|source| KernelMountError::MountPoint { path: point.clone(), source })?;
-        let mut command = Command::new("mount.nfs");
+        let mut command = Command::new(mount_nfs);
         command.arg(target).arg(&point);
         if !options.is_empty() {
             command.arg("-o").arg(options);

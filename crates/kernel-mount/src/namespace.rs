@@ -11,17 +11,24 @@ use nix::mount::{mount, MsFlags};
 use nix::sched::{unshare, CloneFlags};
 use nix::unistd::geteuid;
 
-/// Enter a private mount namespace, or say why not (not root: [`KernelMountError::NeedsRoot`]).
+/// Enter a private mount namespace, or say why not ([`can_mount`]'s reasons first).
 pub fn enter_private() -> Result<(), KernelMountError> {
-    require_root()?;
+    can_mount()?;
     unshare(CloneFlags::CLONE_NEWNS)
         .map_err(|source| KernelMountError::Namespace { what: "unshare(CLONE_NEWNS)", source })?;
     mount(None::<&str>, "/", None::<&str>, MsFlags::MS_REC | MsFlags::MS_PRIVATE, None::<&str>)
         .map_err(|source| KernelMountError::Namespace { what: "making / private in the new mount namespace", source })
 }
 
+/// Whether this process can mount with the kernel's client: root, and mount.nfs installed; the error says
+/// which is missing.
+pub fn can_mount() -> Result<(), KernelMountError> {
+    require_root()?;
+    mount_nfs_path().map(|_| ()).ok_or(KernelMountError::NoMountNfs)
+}
+
 /// Root, or the error that says the kernel engine needs it.
-pub fn require_root() -> Result<(), KernelMountError> {
+fn require_root() -> Result<(), KernelMountError> {
     let uid = geteuid();
     if uid.is_root() {
         Ok(())
@@ -33,9 +40,4 @@ pub fn require_root() -> Result<(), KernelMountError> {
 /// Where mount.nfs is installed, where mount(8) looks for it (a root shell's PATH need not name sbin).
 pub fn mount_nfs_path() -> Option<&'static std::path::Path> {
     ["/sbin/mount.nfs", "/usr/sbin/mount.nfs"].iter().map(std::path::Path::new).find(|p| p.exists())
-}
-
-/// Whether mount.nfs is installed.
-pub fn mount_nfs_installed() -> bool {
-    mount_nfs_path().is_some()
 }

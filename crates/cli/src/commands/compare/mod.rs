@@ -161,10 +161,7 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
 /// The kernel engine mounts: it needs root, mount.nfs, and a target mount.nfs takes, and says which is
 /// missing before anything runs.
 fn check_kernel_engine(target: Option<&str>) -> Result<(), kernel_mount::KernelMountError> {
-    kernel_mount::namespace::require_root()?;
-    if !kernel_mount::namespace::mount_nfs_installed() {
-        return Err(kernel_mount::KernelMountError::NoMountNfs);
-    }
+    kernel_mount::namespace::can_mount()?;
     target.map(kernel_mount::mount_target).transpose().map(|_| ())
 }
 

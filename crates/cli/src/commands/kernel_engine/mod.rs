@@ -18,11 +18,7 @@ const DATA_OPS: [&str; 3] = ["READ", "WRITE", "COMMIT"];
 
 /// A private mount namespace for this process, or the usage error that says why not (root, mount.nfs).
 pub fn enter_namespace() -> Result<(), CliError> {
-    let usage = |e: KernelMountError| CliError::Usage(format!("--engine kernel: {e}"));
-    kernel_mount::namespace::require_root().map_err(usage)?;
-    if !kernel_mount::namespace::mount_nfs_installed() {
-        return Err(usage(KernelMountError::NoMountNfs));
-    }
+    kernel_mount::namespace::can_mount().map_err(|e| CliError::Usage(format!("--engine kernel: {e}")))?;
     kernel_mount::namespace::enter_private().map_err(|e| CliError::Failed(format!("--engine kernel: {e}")))
 }
 

@@ -38,13 +38,64 @@ pub struct RepMeasure {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct KernelRep {
     pub negotiation: Negotiation,
-    pub counters: KernelCounters,
-    /// RPC time summed over the data operations (READ, WRITE, COMMIT), ms, and their count, so that the
-    /// repetitions' means can be merged.
+    pub totals: KernelTotals,
+}
+
+/// The kernel client's counters over windows, as sums, so that repetitions add up before any mean is
+/// taken ([`KernelTotals::counters`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KernelTotals {
+    pub rpcs: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    /// The data operations (READ, WRITE, COMMIT) and their round trip, execution and backlog time, ms.
     pub data_rpcs: u64,
-    pub rtt_ms_total: f64,
-    pub exec_ms_total: f64,
-    pub backlog_ms_total: f64,
+    pub rtt_ms: f64,
+    pub exec_ms: f64,
+    pub backlog_ms: f64,
+    pub rdma: Option<RdmaCounters>,
+}
+
+impl KernelTotals {
+    /// Both windows' counters together.
+    pub fn add(&mut self, other: &KernelTotals) {
+        self.rpcs += other.rpcs;
+        self.retransmissions += other.retransmissions;
+        self.timeouts += other.timeouts;
+        self.bytes_sent += other.bytes_sent;
+        self.bytes_received += other.bytes_received;
+        self.data_rpcs += other.data_rpcs;
+        self.rtt_ms += other.rtt_ms;
+        self.exec_ms += other.exec_ms;
+        self.backlog_ms += other.backlog_ms;
+        if let Some(r) = &other.rdma {
+            let a = self.rdma.get_or_insert_with(RdmaCounters::default);
+            a.read_chunks += r.read_chunks;
+            a.write_chunks += r.write_chunks;
+            a.reply_chunks += r.reply_chunks;
+            a.hardway_registrations += r.hardway_registrations;
+            a.failed_marshals += r.failed_marshals;
+            a.bad_replies += r.bad_replies;
+        }
+    }
+
+    /// The counters as the report gives them: sums, and times as means per data RPC.
+    pub fn counters(&self) -> KernelCounters {
+        let mean = |total: f64| if self.data_rpcs > 0 { total / self.data_rpcs as f64 } else { 0.0 };
+        KernelCounters {
+            rpcs: self.rpcs,
+            retransmissions: self.retransmissions,
+            timeouts: self.timeouts,
+            bytes_sent: self.bytes_sent,
+            bytes_received: self.bytes_received,
+            rtt_ms: mean(self.rtt_ms),
+            exec_ms: mean(self.exec_ms),
+            backlog_ms: mean(self.backlog_ms),
+            rdma: self.rdma.clone(),
+        }
+    }
 }
 
 /// A fio JSON document without the figures of a finished run.
@@ -148,9 +199,6 @@ fn kernel_rep(k: &Value) -> Option<KernelRep> {
             bad_replies: u(&r["bad_replies"]),
         }
     });
-    let data_rpcs = u(&w["data_rpcs"]);
-    let mean = |total: f64| if data_rpcs > 0 { total / data_rpcs as f64 } else { 0.0 };
-    let (rtt, exec, backlog) = (f(&w["rtt_ms_total"]), f(&w["exec_ms_total"]), f(&w["backlog_ms_total"]));
     Some(KernelRep {
         negotiation: Negotiation {
             negotiated,
@@ -162,21 +210,18 @@ fn kernel_rep(k: &Value) -> Option<KernelRep> {
                 .filter_map(|d| d.as_str().map(String::from))
                 .collect(),
         },
-        counters: KernelCounters {
+        totals: KernelTotals {
             rpcs: u(&w["rpcs"]),
             retransmissions: u(&w["retransmissions"]),
             timeouts: u(&w["timeouts"]),
             bytes_sent: u(&w["bytes_sent"]),
             bytes_received: u(&w["bytes_received"]),
-            rtt_ms: mean(rtt),
-            exec_ms: mean(exec),
-            backlog_ms: mean(backlog),
+            data_rpcs: u(&w["data_rpcs"]),
+            rtt_ms: f(&w["rtt_ms_total"]),
+            exec_ms: f(&w["exec_ms_total"]),
+            backlog_ms: f(&w["backlog_ms_total"]),
             rdma,
         },
-        data_rpcs,
-        rtt_ms_total: rtt,
-        exec_ms_total: exec,
-        backlog_ms_total: backlog,
     })
 }
 

@@ -1,11 +1,11 @@
 //! From the repetitions' measurements to the [`Report`]: per-cell estimates, ratios against the
 //! baseline case, efficiency against the wire, sweep curves.
 
-use crate::measure::{percentiles_us, KernelRep, RepMeasure, PERCENTILE_POINTS};
+use crate::measure::{percentiles_us, KernelRep, KernelTotals, RepMeasure, PERCENTILE_POINTS};
 use crate::plan::{Case, Plan, SweepParameter, Workload};
 use crate::results::{
-    CaseRow, Cell, Estimate, KernelCounters, LatencyRatio, Metric, Ratio, RdmaCounters, Report, Sweep, SweepPoint,
-    WireBaseline, WorkloadRow,
+    CaseRow, Cell, Estimate, KernelCounters, LatencyRatio, Metric, Ratio, Report, Sweep, SweepPoint, WireBaseline,
+    WorkloadRow,
 };
 use crate::stats::{estimate_nonnegative, paired_ratio};
 use crate::validate::Unsupported;
@@ -177,36 +177,9 @@ fn cell(case: &Case, w: &Workload, reps: &[&Outcome], wire: &[WireBaseline]) -> 
 /// them; `None` unless every repetition ran on the kernel engine.
 fn kernel_counters(reps: &[&Outcome]) -> Option<KernelCounters> {
     let kernel: Vec<&KernelRep> = reps.iter().map(|o| o.measure.kernel.as_ref()).collect::<Option<_>>()?;
-    let data: u64 = kernel.iter().map(|k| k.data_rpcs).sum();
-    let mean = |f: &dyn Fn(&KernelRep) -> f64| {
-        if data > 0 {
-            kernel.iter().map(|k| f(k)).sum::<f64>() / data as f64
-        } else {
-            0.0
-        }
-    };
-    let rdma = kernel.iter().filter_map(|k| k.counters.rdma.as_ref()).fold(None, |acc: Option<RdmaCounters>, r| {
-        let a = acc.unwrap_or_default();
-        Some(RdmaCounters {
-            read_chunks: a.read_chunks + r.read_chunks,
-            write_chunks: a.write_chunks + r.write_chunks,
-            reply_chunks: a.reply_chunks + r.reply_chunks,
-            hardway_registrations: a.hardway_registrations + r.hardway_registrations,
-            failed_marshals: a.failed_marshals + r.failed_marshals,
-            bad_replies: a.bad_replies + r.bad_replies,
-        })
-    });
-    Some(KernelCounters {
-        rpcs: kernel.iter().map(|k| k.counters.rpcs).sum(),
-        retransmissions: kernel.iter().map(|k| k.counters.retransmissions).sum(),
-        timeouts: kernel.iter().map(|k| k.counters.timeouts).sum(),
-        bytes_sent: kernel.iter().map(|k| k.counters.bytes_sent).sum(),
-        bytes_received: kernel.iter().map(|k| k.counters.bytes_received).sum(),
-        rtt_ms: mean(&|k| k.rtt_ms_total),
-        exec_ms: mean(&|k| k.exec_ms_total),
-        backlog_ms: mean(&|k| k.backlog_ms_total),
-        rdma,
-    })
+    let mut totals = KernelTotals::default();
+    kernel.iter().for_each(|k| totals.add(&k.totals));
+    Some(totals.counters())
 }
 
 fn ratios(plan: &Plan, by_cell: &BTreeMap<(&str, &str), Vec<&Outcome>>) -> Vec<Ratio> {

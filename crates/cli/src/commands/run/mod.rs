@@ -170,11 +170,7 @@ fn setup(raw: &[String], me: &Me) -> Result<Setup, CliError> {
         },
         None => {
             if let Some(job) = jobs.jobs.iter().find(|j| j.directory.is_none() && j.filenames.is_empty()) {
-                return Err(me.usage(&format!(
-                    "job '{}': no --target and no local path: give --target HOST:/EXPORT (NFS), or --directory DIR \
-                     or filename= (the file engine on local files)",
-                    job.name
-                )));
+                return Err(me.usage(&format!("job '{}': {NO_TARGET}", job.name)));
             }
             None
         }

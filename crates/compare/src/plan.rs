@@ -90,6 +90,11 @@ pub struct Case {
 }
 
 impl Case {
+    /// The case once per NFS version, each named "NAME-vVERS" with its own `vers`.
+    pub fn per_version(&self, versions: &[String]) -> Vec<Case> {
+        versions.iter().map(|v| Case { name: format!("{}-v{v}", self.name), vers: v.clone(), ..self.clone() }).collect()
+    }
+
     /// A case from a name and a mount option string ("vers=3,proto=rdma,nconnect=2"): vers, proto,
     /// nconnect, remoteports, rsize and wsize become fields, the rest stays in `options`. A transport
     /// entry the client refuses (`proto=udp`) stays in `options` as written, so that validation reports
@@ -419,6 +424,19 @@ impl Plan {
             wire: true,
             wan: None,
         }
+    }
+
+    /// Crosses every case with each NFS version (`--vers 3,4.1`, a plan's `versions`): the case `tcp`
+    /// becomes `tcp-v3` and `tcp-v4.1`, in that order; the baseline becomes its case's first version.
+    /// An empty list changes nothing.
+    pub fn cross_versions(&mut self, versions: &[String]) {
+        if versions.is_empty() {
+            return;
+        }
+        if self.cases.iter().any(|c| c.name == self.baseline) {
+            self.baseline = format!("{}-v{}", self.baseline, versions[0]);
+        }
+        self.cases = self.cases.iter().flat_map(|case| case.per_version(versions)).collect();
     }
 
     /// Every case measures `engine`'s client (`--engine`, a plan's `engine`).

@@ -8,11 +8,12 @@
 //! runtime = "2s"           # measured time per cell; ramp_time = "500ms" before it
 //! wire = true              # measure the transports' own bandwidth and round trip too
 //! # wan = "rate=10gbit"    # the client emulates a long-distance link (`nfsbench run --wan`)
+//! # versions = ["3", "4.1"] # every case once per NFS version: "rdma-2qp-v3", "rdma-2qp-v4.1"
 //!
 //! [[case]]                 # as many as wanted
 //! name = "rdma-2qp"
 //! # engine = "kernel"      # this case only
-//! vers = "3"               # or 3
+//! vers = "3"               # or 3, or a list ["3", "4.1", "4.2"]: one case per version ("NAME-v4.1")
 //! proto = "rdma"
 //! nconnect = 2
 //! # remoteports = "127.0.0.1-127.0.0.2", rsize = 1048576, wsize = 1048576,
@@ -58,6 +59,8 @@ struct PlanFile {
     wan: Option<String>,
     engine: Option<String>,
     #[serde(default)]
+    versions: Vec<Scalar>,
+    #[serde(default)]
     case: Vec<CaseFile>,
     #[serde(default)]
     workload: Vec<WorkloadFile>,
@@ -91,12 +94,20 @@ impl Scalar {
     }
 }
 
+/// A case's `vers`: one version, or a list that makes one case per version.
+#[derive(Deserialize, Debug)]
+#[serde(untagged)]
+enum Versions {
+    One(Scalar),
+    Many(Vec<Scalar>),
+}
+
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 struct CaseFile {
     name: String,
     engine: Option<String>,
-    vers: Option<Scalar>,
+    vers: Option<Versions>,
     proto: Option<String>,
     nconnect: Option<u32>,
     remoteports: Option<String>,
@@ -170,6 +181,10 @@ pub enum PlanFileError {
         #[source]
         source: SweepValueError,
     },
+    #[error("case '{0}': vers is an empty list")]
+    NoVersions(String),
+    #[error("versions crosses every case with each version, so no case may also give a list in its vers")]
+    VersionsTwice,
     #[error("sweep parameter '{0}' is not iodepth, numjobs, bs, clients or rtt")]
     SweepParameter(String),
     #[error("sweep of {parameter} on '{workload}': {source}")]
@@ -206,14 +221,31 @@ pub fn parse(text: &str, defaults: Defaults) -> Result<Plan, PlanFileError> {
         plan.wan = Some(mount_options::LinkSpec::parse(w).map_err(PlanFileError::Wan)?);
     }
     let engine = file.engine.as_deref().map(|e| engine(e, "engine".into())).transpose()?;
+    let mut expanded = BTreeMap::new();
     if !file.case.is_empty() {
-        plan.cases = file.case.into_iter().map(|c| case_from_file(c, engine)).collect::<Result<_, _>>()?;
+        let mut cases = Vec::new();
+        for c in file.case {
+            let name = c.name.clone();
+            let made = case_from_file(c, engine)?;
+            if made.len() > 1 {
+                expanded.insert(name, made[0].name.clone());
+            }
+            cases.extend(made);
+        }
+        plan.cases = cases;
         plan.baseline = plan.cases[0].name.clone();
     } else if let Some(engine) = engine {
         plan.set_engine(engine);
     }
     if let Some(b) = file.baseline {
-        plan.baseline = b;
+        // A baseline naming a case written with a list of versions is that case's first version.
+        plan.baseline = expanded.get(&b).cloned().unwrap_or(b);
+    }
+    if !file.versions.is_empty() {
+        if !expanded.is_empty() {
+            return Err(PlanFileError::VersionsTwice);
+        }
+        plan.cross_versions(&file.versions.iter().map(Scalar::text).collect::<Vec<_>>());
     }
     if !file.workload.is_empty() {
         plan.workloads =
@@ -227,8 +259,27 @@ fn engine(text: &str, owner: String) -> Result<Engine, PlanFileError> {
     Engine::parse(text).ok_or_else(|| PlanFileError::Engine { owner, text: text.to_string() })
 }
 
-/// A case of the file; `plan_engine`: the plan's `engine`, for cases that name none.
-fn case_from_file(c: CaseFile, plan_engine: Option<Engine>) -> Result<Case, PlanFileError> {
+/// A case of the file, or one per version when its `vers` is a list; `plan_engine`: the plan's
+/// `engine`, for cases that name none.
+fn case_from_file(mut c: CaseFile, plan_engine: Option<Engine>) -> Result<Vec<Case>, PlanFileError> {
+    match c.vers.take() {
+        Some(Versions::Many(list)) => {
+            if list.is_empty() {
+                return Err(PlanFileError::NoVersions(c.name));
+            }
+            Ok(one_case(c, plan_engine)?.per_version(&list.iter().map(Scalar::text).collect::<Vec<_>>()))
+        }
+        Some(Versions::One(v)) => {
+            let mut case = one_case(c, plan_engine)?;
+            case.vers = v.text();
+            Ok(vec![case])
+        }
+        None => Ok(vec![one_case(c, plan_engine)?]),
+    }
+}
+
+/// A case of the file whose `vers` has been taken out.
+fn one_case(c: CaseFile, plan_engine: Option<Engine>) -> Result<Case, PlanFileError> {
     // `options` is read as `--case` reads a whole option string (so `options = "rdma,nconnect=2"` is an
     // RDMA case with two connections); the case's own keys then win over it.
     let mut case = Case::from_options(&c.name, c.options.as_deref().unwrap_or(""));
@@ -236,9 +287,6 @@ fn case_from_file(c: CaseFile, plan_engine: Option<Engine>) -> Result<Case, Plan
         Some(e) => engine(e, format!("case '{}': engine", c.name))?,
         None => plan_engine.unwrap_or_default(),
     };
-    if let Some(v) = c.vers {
-        case.vers = v.text();
-    }
     // Read as the entry `proto=NAME`; one the client refuses stays an option, as `--case` keeps it.
     let mut refused_proto = None;
     if let Some(name) = c.proto {

@@ -179,3 +179,46 @@ fn a_cases_options_string_is_read_as_case_reads_it_and_its_own_keys_win() {
     assert_eq!(r.mount_options(), "vers=3,proto=rdma,nconnect=2,timeo=600");
     assert_eq!((t.proto.to_string(), t.nconnect), ("tcp".into(), 4), "the case's own keys win over options");
 }
+
+#[test]
+fn a_case_with_a_list_of_versions_becomes_one_case_per_version_and_the_baseline_its_first() {
+    let text = r#"
+        baseline = "tcp"
+        [[case]]
+        name = "tcp"
+        vers = ["3", "4.1", 4.2]
+        [[case]]
+        name = "rdma"
+        proto = "rdma"
+    "#;
+    let plan = parse(text, DEFAULTS).expect("parses");
+    let cases: Vec<(&str, &str)> = plan.cases.iter().map(|c| (c.name.as_str(), c.vers.as_str())).collect();
+    assert_eq!(cases, [("tcp-v3", "3"), ("tcp-v4.1", "4.1"), ("tcp-v4.2", "4.2"), ("rdma", "3")]);
+    assert_eq!(plan.baseline, "tcp-v3");
+}
+
+#[test]
+fn versions_crosses_every_case_of_the_plan() {
+    let text = r#"
+        versions = ["3", "4.2"]
+        [[case]]
+        name = "tcp"
+        [[case]]
+        name = "rdma"
+        proto = "rdma"
+        nconnect = 2
+    "#;
+    let plan = parse(text, DEFAULTS).expect("parses");
+    let names: Vec<&str> = plan.cases.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["tcp-v3", "tcp-v4.2", "rdma-v3", "rdma-v4.2"]);
+    assert_eq!(plan.cases[3].mount_options(), "vers=4.2,proto=rdma,nconnect=2");
+    assert_eq!(plan.baseline, "tcp-v3");
+}
+
+#[test]
+fn versions_beside_a_case_list_of_versions_and_an_empty_list_are_refused_by_name() {
+    let both = "versions = [\"3\"]\n[[case]]\nname = \"a\"\nvers = [\"3\", \"4.1\"]\n";
+    assert!(parse(both, DEFAULTS).expect_err("refused").to_string().contains("versions"));
+    let empty = "[[case]]\nname = \"a\"\nvers = []\n";
+    assert_eq!(parse(empty, DEFAULTS).expect_err("refused").to_string(), "case 'a': vers is an empty list");
+}

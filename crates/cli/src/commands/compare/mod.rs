@@ -29,6 +29,10 @@ pub struct CompareArgs {
     /// asked beside negotiated options in every output; needs root) [default: the plan's, else nfsbench]
     #[arg(long, value_name = "ENGINE", value_parser = ["nfsbench", "kernel"])]
     pub engine: Option<String>,
+    /// Run every case once per NFS version (comma separated, e.g. 3,4.1,4.2): the case tcp becomes
+    /// tcp-v3, tcp-v4.1 and tcp-v4.2
+    #[arg(long, value_name = "LIST")]
+    pub vers: Option<String>,
     /// Short cells (300 ms after a 100 ms ramp): the default plan in about 20 s
     #[arg(long)]
     pub quick: bool,
@@ -214,8 +218,25 @@ fn build_plan(args: &CompareArgs, cpus: usize) -> anyhow::Result<(Plan, compare:
         plan.workloads = select(&plan.workloads, list, "workload", |w| &w.name)?;
         plan.sweeps.retain(|s| plan.workloads.iter().any(|w| w.name == s.workload));
     }
+    let versions: Vec<String> = args
+        .vers
+        .iter()
+        .flat_map(|l| l.split(','))
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(String::from)
+        .collect();
+    if args.vers.is_some() && versions.is_empty() {
+        bail!("--vers '' names no NFS version (e.g. --vers 3,4.1)");
+    }
+    plan.cross_versions(&versions);
     if let Some(b) = &args.baseline {
-        plan.baseline = b.clone();
+        // With --vers, a case's plain name means its first version.
+        let crossed = versions.first().map(|v| format!("{b}-v{v}"));
+        plan.baseline = match crossed {
+            Some(name) if plan.cases.iter().any(|c| c.name == name) => name,
+            _ => b.clone(),
+        };
     }
     // After every change to the cases: `--engine` sets all of them.
     if let Some(engine) = args.engine.as_deref().and_then(compare::plan::Engine::parse) {

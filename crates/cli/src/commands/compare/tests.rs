@@ -33,3 +33,13 @@ fn without_engine_the_plan_keeps_its_own() {
     let plan = plan_of(&["--case", "a=vers=3"]);
     assert!(!plan.uses_kernel());
 }
+
+#[test]
+fn vers_runs_every_case_once_per_version_and_a_plain_baseline_means_its_first() {
+    let plan = plan_of(&["--vers", "3,4.1", "--cases", "tcp,rdma", "--baseline", "rdma"]);
+    let names: Vec<&str> = plan.cases.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["tcp-v3", "tcp-v4.1", "rdma-v3", "rdma-v4.1"]);
+    assert_eq!(plan.baseline, "rdma-v3");
+    let cli = Cli::try_parse_from(["compare", "--vers", ","]).expect("parses");
+    assert!(build_plan(&cli.args, 2).is_err(), "an empty version list is refused");
+}

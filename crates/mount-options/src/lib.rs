@@ -1,25 +1,30 @@
-//! Mount options for nfsbench's NFSv3 client: a target plus a `mount.nfs -o` string become a validated
-//! [`MountSpec`], the way Linux would read them, so a mount line copied from a published study means
-//! the same thing here.
+//! Mount options for nfsbench's NFS client (NFSv3, NFSv4.1, NFSv4.2): a target plus a `mount.nfs -o`
+//! string become a validated [`MountSpec`], the way Linux would read them, so a mount line copied from a
+//! published study means the same thing here.
 //!
 //! - Targets: `HOST:/EXPORT` (`[IPv6]:/EXPORT`) as mount.nfs takes them, or libnfs URLs
 //!   `nfs://HOST[:PORT]/EXPORT?version=3&nfsport=P&mountport=P&nconnect=N&uid=U&gid=G` (the authority's
 //!   port is the NFS port; the path is percent-decoded). `-o` options override URL parameters.
 //! - Options: comma separated `key`, `key=value`, `nokey`, split by [`entries`]; the last occurrence
-//!   wins, as in the kernel (fs/nfs/fs_context.c). Applied: vers/nfsvers/v3, proto/tcp/rdma (read by
-//!   [`Proto::from_entry`], which callers may use too), port, mountport, mountproto, mountvers,
-//!   nconnect, remoteports, addr, rsize/wsize (rounded like Linux: [`kernel_io_size`]), timeo, retrans,
-//!   hard/soft/softerr, ro/rw, sec=sys.
+//!   wins, as in the kernel (fs/nfs/fs_context.c). Applied: vers/nfsvers/v3/v4/v4.1/v4.2 and
+//!   minorversion (an [`NfsVersion`]; `vers=4` alone negotiates 4.2 then 4.1, as Linux), proto/tcp/rdma
+//!   (read by [`Proto::from_entry`], which callers may use too), port, mountport, mountproto, mountvers,
+//!   nconnect, max_connect, remoteports, addr, rsize/wsize (rounded like Linux: [`kernel_io_size`]),
+//!   timeo, retrans, hard/soft/softerr, ro/rw, sec=sys.
+//! - NFSv4 uses no port mapper and no MOUNT: the port is 2049 ([`NFS_PORT`]; 20049 with rdma) unless
+//!   given, and mountport/mountproto/mountvers are accepted with a notice, as Linux ignores them.
+//!   `max_connect=N` trunks the session over up to N of the `remoteports` addresses (at least one
+//!   connection to each), Linux 5.15's session trunking with the addresses named instead of discovered.
 //! - Options that change nothing in nfsbench's client (attribute/lookup cache, locking, bg/fg, VFS
 //!   flags such as noatime, ...) are accepted after their value is checked, and each leaves one line in
 //!   [`MountSpec::notices`] saying why. So does any value Linux would change (`rsize=1000000` →
 //!   999424) and any libnfs URL knob that is a no-op here.
-//! - Everything else is refused with an [`OptionsError`] naming the option as written: NFSv2/v4, UDP,
-//!   Kerberos, TLS, unknown options, out-of-range values.
+//! - Everything else is refused with an [`OptionsError`] naming the option as written: NFSv2, NFSv4.0
+//!   (no sessions), UDP, Kerberos, TLS, unknown options, out-of-range values.
 //!
 //! [`MountSpec::option_string`] prints the canonical form for reports; parsing it again with the same
 //! target gives the same spec (notices aside). [`MountSpec::connection_addrs`] spreads `nconnect`
-//! connections over `remoteports` round-robin.
+//! connections over `remoteports` round-robin (and over `max_connect` of them for NFSv4).
 //!
 //! A whole mount is a [`MountConfig`]: the [`MountSpec`], the [`RdmaSettings`] that are flags rather
 //! than mount options (`--rdma-provider` as a [`ProviderChoice`], `--rdma-credits`, `--rdma-inline`,
@@ -40,6 +45,7 @@ mod proto;
 pub mod rdma;
 mod target;
 mod url;
+mod version;
 
 #[cfg(test)]
 mod tests;
@@ -52,12 +58,17 @@ pub use config::MountConfig;
 pub use entries::{entries, Entry};
 pub use error::{OptionsError, Origin};
 pub use link::{LinkSpec, LinkSpecError};
-pub use options::{kernel_io_size, DEFAULT_RETRANS, DEFAULT_TIMEO_DS, MAX_IO_SIZE, MAX_NCONNECT, MAX_TIMEO_DS};
+pub use options::{
+    kernel_io_size, DEFAULT_RETRANS, DEFAULT_TIMEO_DS, MAX_CONNECT, MAX_IO_SIZE, MAX_NCONNECT, MAX_TIMEO_DS,
+};
 pub use proto::Proto;
 pub use rdma::{ProviderChoice, RdmaSettingError, RdmaSettings};
+pub use version::NfsVersion;
 
 /// IANA port `nfsrdma` (RFC 8267, IANA Considerations): what Linux uses for `proto=rdma` without `port=`.
 pub const NFS_RDMA_PORT: u16 = 20049;
+/// IANA port `nfs`: where NFSv4 listens over TCP (RFC 8881 §2.9.3: no port mapper needed).
+pub const NFS_PORT: u16 = 2049;
 /// The port mapper / rpcbind port (RFC 1833).
 pub const PORTMAPPER_PORT: u16 = 111;
 /// AUTH_SYS identity used when this process's cannot be read (`nobody`).
@@ -70,13 +81,14 @@ pub struct MountSpec {
     pub server: String,
     /// The absolute export path, e.g. `/export`.
     pub export: String,
-    /// Always 3: only NFSv3 is supported.
-    pub vers: u32,
+    /// `vers=3` (default), `vers=4.1`, `vers=4.2`, or `vers=4` (the highest minor version both speak).
+    pub vers: NfsVersion,
     /// `proto=tcp` (default) or `proto=rdma`, or the `tcp` / `rdma` flags.
     pub proto: Proto,
-    /// The NFS port; `None` (or `port=0`) means ask the port mapper. With rdma, unset means 20049.
+    /// The NFS port. NFSv3: `None` (or `port=0`) means ask the port mapper; with rdma, unset means
+    /// 20049. NFSv4: always set, 2049 (20049 with rdma) unless given (`port=0` means the same).
     pub port: Option<u16>,
-    /// The MOUNT port; `None` means ask the port mapper.
+    /// The MOUNT port; `None` means ask the port mapper. Always `None` for NFSv4, which has no MOUNT.
     pub mountport: Option<u16>,
     /// MOUNT's transport: always tcp.
     pub mountproto: Proto,
@@ -84,6 +96,9 @@ pub struct MountSpec {
     pub portmapper_port: u16,
     /// Connections to open, 1..=16; default 1.
     pub nconnect: u16,
+    /// `max_connect=N` (NFSv4.1+, Linux 5.15+): the session may be trunked over up to N server
+    /// addresses, each connection bound to the one session; `None` when not given.
+    pub max_connect: Option<u16>,
     /// Addresses to spread connections over; empty means the server's resolved address.
     pub remoteports: Vec<IpAddr>,
     /// Largest READ, as Linux would use it ([`kernel_io_size`]: 1024, 2048 or a multiple of 4096 up to
@@ -131,19 +146,25 @@ impl MountSpec {
         for entry in entries(options.unwrap_or("")) {
             options::apply(&mut st, &options::Opt::new(entry, Origin::MountOption))?;
         }
-        Ok(finish(st, target.server, target.export))
+        finish(st, target.server, target.export)
     }
 
     /// The canonical option string for reports, e.g.
-    /// `vers=3,proto=tcp,mountproto=tcp,nconnect=4,rsize=1048576,...,remoteports=127.0.0.1-127.0.0.4`.
+    /// `vers=3,proto=tcp,mountproto=tcp,nconnect=4,rsize=1048576,...,remoteports=127.0.0.1-127.0.0.4`;
+    /// for NFSv4 `vers=4.1,proto=tcp,port=2049,nconnect=4,...` (no MOUNT options).
     pub fn option_string(&self) -> String {
         let mut out = vec![format!("vers={}", self.vers), format!("proto={}", self.proto)];
         // port=0 / mountport=0 ("ask the port mapper") are written out, so that re-parsing the string
         // with a URL target that names ports gives back the same spec.
         out.push(format!("port={}", self.port.unwrap_or(0)));
-        out.push(format!("mountport={}", self.mountport.unwrap_or(0)));
-        out.push(format!("mountproto={}", self.mountproto));
+        if !self.vers.is_v4() {
+            out.push(format!("mountport={}", self.mountport.unwrap_or(0)));
+            out.push(format!("mountproto={}", self.mountproto));
+        }
         out.push(format!("nconnect={}", self.nconnect));
+        if let Some(n) = self.max_connect {
+            out.push(format!("max_connect={n}"));
+        }
         out.push(format!("rsize={}", self.rsize));
         out.push(format!("wsize={}", self.wsize));
         out.push(format!("timeo={}", self.timeo.as_millis() / 100));
@@ -157,15 +178,28 @@ impl MountSpec {
         out.join(",")
     }
 
-    /// The address of each connection (`len() == nconnect`): connection `i` goes to
-    /// `remoteports[i % remoteports.len()]`, or, without remoteports, all go to the server's address
-    /// (a name resolved once, IPv4 preferred).
+    /// The address of each connection: connection `i` goes to `remoteports[i % remoteports.len()]`, or,
+    /// without remoteports, all go to the server's address (a name resolved once, IPv4 preferred).
+    /// There are `nconnect` connections; an NFSv4 mount with `max_connect=M` uses the first `M`
+    /// addresses of `remoteports` and opens at least one connection to each (session trunking).
     pub fn connection_addrs(&self) -> Result<Vec<IpAddr>, OptionsError> {
-        let n = usize::from(self.nconnect.max(1));
         if self.remoteports.is_empty() {
-            return Ok(vec![addrs::resolve(&self.server)?; n]);
+            return Ok(vec![addrs::resolve(&self.server)?; usize::from(self.nconnect.max(1))]);
         }
-        Ok((0..n).map(|i| self.remoteports[i % self.remoteports.len()]).collect())
+        let (used, n) = self.trunk_shape();
+        Ok((0..n).map(|i| self.remoteports[i % used]).collect())
+    }
+
+    /// How many of `remoteports` are used, and how many connections there are (remoteports not empty).
+    fn trunk_shape(&self) -> (usize, usize) {
+        let nconnect = usize::from(self.nconnect.max(1));
+        match self.max_connect.filter(|_| self.vers.is_v4()) {
+            Some(m) => {
+                let used = self.remoteports.len().min(usize::from(m.max(1)));
+                (used, nconnect.max(used))
+            }
+            None => (self.remoteports.len(), nconnect),
+        }
     }
 
     /// The address for the port mapper and MOUNT: the first connection's address (`remoteports[0]`,
@@ -178,12 +212,32 @@ impl MountSpec {
     }
 }
 
-fn finish(mut st: options::State, server: String, export: String) -> MountSpec {
+fn finish(mut st: options::State, server: String, export: String) -> Result<MountSpec, OptionsError> {
+    let vers = st.version.settle()?;
+    let default_port = match st.proto {
+        Proto::Rdma => NFS_RDMA_PORT,
+        Proto::Tcp => NFS_PORT,
+    };
     let port = match (st.port, st.proto) {
+        // fs/nfs/fs_context.c: an NFSv4 mount goes to the well-known port; port=0 means it too.
+        (Some(None) | None, _) if vers.is_v4() => Some(default_port),
         (Some(p), _) => p,
         (None, Proto::Rdma) => Some(NFS_RDMA_PORT),
         (None, Proto::Tcp) => None,
     };
+    for side in std::mem::take(&mut st.mount_side) {
+        match side.v3_refusal {
+            Some(refusal) if !vers.is_v4() => return Err(refusal),
+            _ if vers.is_v4() => {
+                let (origin, raw) = (side.origin, side.raw);
+                let line =
+                    format!("{origin} '{raw}' has no effect: NFSv4 uses no MOUNT protocol (Linux ignores it too)");
+                st.notice(&side.key, line);
+            }
+            _ => {}
+        }
+    }
+    let mountport = if vers.is_v4() { None } else { st.mountport };
     let mut remoteports = std::mem::take(&mut st.remoteports);
     match st.addr {
         Some(addr) if remoteports.is_empty() => remoteports.push(addr),
@@ -192,9 +246,30 @@ fn finish(mut st: options::State, server: String, export: String) -> MountSpec {
         }
         None => {}
     }
-    if remoteports.len() > usize::from(st.nconnect) {
-        let (named, n) = (remoteports.len(), st.nconnect);
-        let line = format!("remoteports names {named} addresses but nconnect={n}: only the first {n} are used");
+    let trunked = st.max_connect.filter(|_| vers.is_v4()).map(usize::from);
+    match (st.max_connect, trunked) {
+        (Some(m), None) => {
+            let line = format!("mount option 'max_connect={m}' has no effect: session trunking is NFSv4.1's");
+            st.notice("max_connect", line);
+        }
+        (Some(m), Some(_)) if m > 1 && remoteports.len() < 2 => {
+            let line = format!(
+                "mount option 'max_connect={m}' has no effect: no other address of the server is named \
+                 (remoteports=); nfsbench discovers none"
+            );
+            st.notice("max_connect", line);
+        }
+        _ => {}
+    }
+    let connections = usize::from(st.nconnect).max(trunked.map_or(0, |m| m.min(remoteports.len())));
+    let used = trunked.unwrap_or(connections).min(connections);
+    if remoteports.len() > used {
+        let named = remoteports.len();
+        let why = match trunked {
+            Some(m) => format!("max_connect={m}"),
+            None => format!("nconnect={connections}"),
+        };
+        let line = format!("remoteports names {named} addresses but {why}: only the first {used} are used");
         st.notice("remoteports", line);
     }
     let (uid, gid) = match (st.uid, st.gid, addrs::process_identity()) {
@@ -205,16 +280,17 @@ fn finish(mut st: options::State, server: String, export: String) -> MountSpec {
             (u.unwrap_or(NOBODY), g.unwrap_or(NOBODY))
         }
     };
-    MountSpec {
+    Ok(MountSpec {
         server,
         export,
-        vers: 3,
+        vers,
         proto: st.proto,
         port,
-        mountport: st.mountport,
+        mountport,
         mountproto: Proto::Tcp,
         portmapper_port: PORTMAPPER_PORT,
         nconnect: st.nconnect,
+        max_connect: st.max_connect,
         remoteports,
         rsize: st.rsize,
         wsize: st.wsize,
@@ -225,5 +301,5 @@ fn finish(mut st: options::State, server: String, export: String) -> MountSpec {
         uid,
         gid,
         notices: st.take_notices(),
-    }
+    })
 }

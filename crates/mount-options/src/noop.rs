@@ -47,7 +47,11 @@ const NO_EFFECT: &[(&str, Value, &str)] = &[
     ("sharecache", Value::Negatable, "nfsbench's client shares no cache between mounts"),
     ("resvport", Value::Negatable, "nfsbench's client connects from an ordinary (unprivileged) port"),
     ("namlen", Value::Number, "nfsbench's client sets no name length limit of its own"),
-    ("clientaddr", Value::Address, "only NFSv4 callbacks use it"),
+    (
+        "clientaddr",
+        Value::Address,
+        "only NFSv4.0 callbacks use it; NFSv4.1 and NFSv4.2 call back over the client's own connection",
+    ),
     ("acl", Value::Negatable, "nfsbench's client never uses the NFSACL side protocol"),
     ("rdirplus", Value::Negatable, "nfsbench's client reads no directories"),
     ("defaults", Value::Flag, "it only stands for mount(8)'s defaults"),
@@ -79,14 +83,13 @@ const NO_EFFECT: &[(&str, Value, &str)] = &[
     ("async", Value::Flag, "nfsbench's client has no page cache; every write goes to the server as the job issues it"),
 ];
 
-const V4: &str = "it is for NFSv4, and nfsbench speaks NFSv3 only";
-
 /// Options Linux knows that nfsbench refuses, with the reason (value or `no` prefix irrelevant).
 const REFUSED: &[(&str, &str)] = &[
-    ("minorversion", V4),
-    ("migration", V4),
-    ("max_connect", V4),
-    ("trunkdiscovery", V4),
+    ("migration", "nfsbench's client does not follow a file system that migrates to another server"),
+    (
+        "trunkdiscovery",
+        "nfsbench's client discovers no server addresses (fs_locations); name them with remoteports= and max_connect=",
+    ),
     ("write", "nfsbench's client has no page cache whose write-back it could tune"),
     ("mounthost", "nfsbench sends MOUNT to the NFS server's address (or addr=)"),
     ("mountaddr", "nfsbench sends MOUNT to the NFS server's address (or addr=)"),

@@ -1,12 +1,14 @@
-//! The parse state, and the mount options nfsbench's client applies (vers, proto, port, nconnect,
-//! remoteports, rsize/wsize, timeo/retrans, hard/soft, ro/rw, sec, addr, ...). The transport entries
-//! are read in `proto.rs`; options without effect and options refused by name live in `noop.rs`.
+//! The parse state, and the mount options nfsbench's client applies (vers, minorversion, proto, port,
+//! nconnect, max_connect, remoteports, rsize/wsize, timeo/retrans, hard/soft, ro/rw, sec, addr, ...). The
+//! transport entries are read in `proto.rs`, the version in `version.rs`; options without effect and
+//! options refused by name live in `noop.rs`.
 
 use std::net::IpAddr;
 use std::ops::RangeInclusive;
 
 use crate::entries::Entry;
 use crate::error::{OptionsError, Origin};
+use crate::version::Version;
 use crate::{addrs, noop, proto, Proto};
 
 /// Largest rsize/wsize the Linux client uses (`NFS_MAX_FILE_IO_SIZE`), and nfsbench's default.
@@ -19,6 +21,8 @@ pub const MAX_TIMEO_DS: u32 = 6000;
 pub const DEFAULT_RETRANS: u32 = 2;
 /// Linux's cap on `nconnect` (`NFS_MAX_CONNECTIONS`).
 pub const MAX_NCONNECT: u16 = 16;
+/// Linux's cap on `max_connect` (`NFS_MAX_TRANSPORTS`).
+pub const MAX_CONNECT: u16 = 16;
 
 const PAGE_SIZE: u32 = 4096;
 
@@ -95,11 +99,14 @@ impl<'a> Opt<'a> {
 /// Everything parsed so far; later entries overwrite earlier ones (last wins, as in the kernel).
 #[derive(Debug)]
 pub(crate) struct State {
+    pub version: Version,
     pub proto: Proto,
     /// `None`: never given; `Some(None)`: port=0 (ask the port mapper).
     pub port: Option<Option<u16>>,
     pub mountport: Option<u16>,
     pub nconnect: u16,
+    /// `max_connect=N`, NFSv4.1+ session trunking; `None`: never given.
+    pub max_connect: Option<u16>,
     pub remoteports: Vec<IpAddr>,
     pub addr: Option<IpAddr>,
     pub rsize: u32,
@@ -110,17 +117,32 @@ pub(crate) struct State {
     pub read_only: bool,
     pub uid: Option<u32>,
     pub gid: Option<u32>,
+    /// The options of the MOUNT side (mountport, mountproto, mountvers) as given, for the notice an
+    /// NFSv4 mount gives instead, with the refusal an NFSv3 mount gives (`mountvers=2`), judged once the
+    /// version is known.
+    pub mount_side: Vec<MountSide>,
     /// (key, line): a later occurrence of the same option replaces its notice.
     notices: Vec<(String, String)>,
+}
+
+/// One MOUNT-side option as given: NFSv4 ignores it (with a notice), NFSv3 may refuse it.
+#[derive(Debug)]
+pub(crate) struct MountSide {
+    pub key: String,
+    pub raw: String,
+    pub origin: Origin,
+    pub v3_refusal: Option<OptionsError>,
 }
 
 impl State {
     pub fn new() -> Self {
         State {
+            version: Version::default(),
             proto: Proto::Tcp,
             port: None,
             mountport: None,
             nconnect: 1,
+            max_connect: None,
             remoteports: Vec::new(),
             addr: None,
             rsize: MAX_IO_SIZE,
@@ -131,8 +153,16 @@ impl State {
             read_only: false,
             uid: None,
             gid: None,
+            mount_side: Vec::new(),
             notices: Vec::new(),
         }
+    }
+
+    /// Records a MOUNT-side option (the last of each key counts).
+    pub fn mount_side(&mut self, o: &Opt<'_>, v3_refusal: Option<OptionsError>) {
+        self.mount_side.retain(|m| m.key != o.key);
+        let entry = MountSide { key: o.key.to_owned(), raw: o.raw.to_owned(), origin: o.origin, v3_refusal };
+        self.mount_side.push(entry);
     }
 
     pub fn notice(&mut self, key: &str, line: String) {
@@ -149,7 +179,6 @@ impl State {
     }
 }
 
-const V3_ONLY: &str = "nfsbench speaks NFSv3 only";
 pub(crate) const FAMILY: &str = "the address family follows the server address: write an IPv6 server as [ADDR]:/EXPORT";
 
 /// Applies one mount option (URL parameters with mount-option semantics come here too).
@@ -159,33 +188,47 @@ pub(crate) fn apply(st: &mut State, o: &Opt<'_>) -> Result<(), OptionsError> {
         return Ok(());
     }
     match o.key {
-        "vers" | "nfsvers" => version(o, o.value()?),
+        "vers" | "nfsvers" => st.version.vers(o, o.value()?),
         "v2" | "v3" | "v4" | "v4.0" | "v4.1" | "v4.2" => {
             o.flag()?;
-            version(o, &o.key[1..])
+            st.version.vers(o, &o.key[1..])
         }
+        "minorversion" => st.version.minorversion(o),
         "port" => {
             st.port = Some(port(o)?);
             Ok(())
         }
         "mountport" => {
             st.mountport = port(o)?;
+            st.mount_side(o, None);
             Ok(())
         }
-        "mountproto" => match o.value()? {
-            "tcp" => Ok(()),
-            "udp" => Err(o.unsupported("nfsbench sends MOUNT over TCP only")),
-            "tcp6" | "udp6" => Err(o.unsupported(FAMILY)),
-            "rdma" => Err(o.bad("MOUNT does not run over RDMA (Linux refuses it too); use mountproto=tcp")),
-            _ => Err(o.bad("mountproto is tcp")),
-        },
-        "mountvers" => match o.number()? {
-            3 => Ok(()),
-            1 | 2 => Err(o.unsupported("nfsbench speaks MOUNT version 3 only")),
-            _ => Err(o.bad("mountvers must be 1..=3")),
-        },
+        "mountproto" => {
+            let v3_refusal = match o.value()? {
+                "tcp" => None,
+                "udp" => Some(o.unsupported("nfsbench sends MOUNT over TCP only")),
+                "tcp6" | "udp6" => Some(o.unsupported(FAMILY)),
+                "rdma" => return Err(o.bad("MOUNT does not run over RDMA (Linux refuses it too); use mountproto=tcp")),
+                _ => return Err(o.bad("mountproto is tcp")),
+            };
+            st.mount_side(o, v3_refusal);
+            Ok(())
+        }
+        "mountvers" => {
+            let v3_refusal = match o.number()? {
+                3 => None,
+                1 | 2 => Some(o.unsupported("nfsbench speaks MOUNT version 3 only")),
+                _ => return Err(o.bad("mountvers must be 1..=3")),
+            };
+            st.mount_side(o, v3_refusal);
+            Ok(())
+        }
         "nconnect" => {
             st.nconnect = o.number_in(1..=u32::from(MAX_NCONNECT))? as u16;
+            Ok(())
+        }
+        "max_connect" => {
+            st.max_connect = Some(o.number_in(1..=u32::from(MAX_CONNECT))? as u16);
             Ok(())
         }
         "remoteports" => {
@@ -240,14 +283,6 @@ pub(crate) fn apply(st: &mut State, o: &Opt<'_>) -> Result<(), OptionsError> {
         }
         "sec" => sec(o),
         _ => noop::apply(st, o),
-    }
-}
-
-pub(crate) fn version(o: &Opt<'_>, v: &str) -> Result<(), OptionsError> {
-    match v {
-        "3" => Ok(()),
-        "2" | "4" | "4.0" | "4.1" | "4.2" => Err(o.unsupported(V3_ONLY)),
-        _ => Err(o.bad(format!("'{v}' is not an NFS version (2, 3, 4, 4.0, 4.1 or 4.2); {V3_ONLY}"))),
     }
 }
 

@@ -14,7 +14,15 @@ pub(crate) fn apply(st: &mut State, key: &str, value: Option<&str>) -> Result<()
     };
     let o = Opt { origin: Origin::UrlParameter, raw: &raw, key, value };
     match key {
-        "version" => options::version(&o, o.value()?),
+        "version" => match o.value()? {
+            "3" => st.version.vers(&o, "3"),
+            // libnfs's NFSv4 is NFSv4.0 (SETCLIENTID, no sessions).
+            "4" => Err(o.unsupported(
+                "libnfs's version=4 is NFSv4.0, which has no sessions; nfsbench speaks NFSv4.1 and NFSv4.2: drop \
+                 version=4 and give -o vers=4.1 or -o vers=4.2",
+            )),
+            _ => Err(o.bad("version is 3 or 4")),
+        },
         "nfsport" => {
             st.port = Some(options::port(&o)?);
             Ok(())

@@ -90,7 +90,7 @@ async fn connect_transport(
 
 /// Refuses what this client does not do, before anything is sent.
 pub(crate) fn refuse_unsupported(spec: &MountSpec) -> Result<(), ClientError> {
-    if spec.vers != 3 {
+    if spec.vers.is_v4() {
         return Err(ClientError::Unsupported(format!("vers={}: only NFSv3 is implemented", spec.vers)));
     }
     if spec.mountproto == Proto::Rdma {

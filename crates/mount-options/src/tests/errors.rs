@@ -11,14 +11,44 @@ fn all_fail(kind: fn(&OptionsError) -> bool, options: &[&str]) {
 }
 
 #[test]
-fn nfs_versions_other_than_3_are_refused_by_name() {
-    let (_, message) = error("vers=4.1");
-    assert_eq!(message, "unsupported mount option 'vers=4.1': nfsbench speaks NFSv3 only");
+fn nfs_versions_2_and_4_0_are_refused_by_name_with_the_reason() {
+    let (_, message) = error("vers=4.0");
+    assert_eq!(
+        message,
+        "unsupported mount option 'vers=4.0': NFSv4.0 has no sessions; nfsbench speaks NFSv3, NFSv4.1 and NFSv4.2 \
+         (vers=4.1 or vers=4.2)"
+    );
+    assert!(error("vers=4,minorversion=0").1.contains("'minorversion=0': NFSv4.0 has no sessions"));
     all_fail(
         |e| matches!(e, OptionsError::Unsupported { .. }),
-        &["vers=2", "vers=4", "vers=4.0", "vers=4.2", "nfsvers=4", "v2", "v4", "v4.1", "mountvers=1", "mountvers=2"],
+        &["vers=2", "vers=4.0", "nfsvers=4.0", "v2", "v4.0", "minorversion=0", "mountvers=1", "mountvers=2"],
     );
-    all_fail(|e| matches!(e, OptionsError::BadValue { .. }), &["vers=5", "vers=3.0", "vers=", "mountvers=4"]);
+    all_fail(
+        |e| matches!(e, OptionsError::BadValue { .. }),
+        &["vers=5", "vers=3.0", "vers=4.3", "vers=", "mountvers=4", "minorversion=3", "minorversion=one"],
+    );
+}
+
+#[test]
+fn a_minor_version_without_nfsv4_is_refused_as_the_kernel_refuses_it() {
+    for options in ["minorversion=1", "vers=3,minorversion=2", "minorversion=1,vers=3"] {
+        let (e, message) = error(options);
+        assert!(matches!(e, OptionsError::BadValue { .. }), "{options}: {e:?}");
+        assert!(message.contains("'minorversion=") && message.contains("add vers=4"), "{message}");
+    }
+}
+
+#[test]
+fn mount_side_options_an_nfsv3_mount_cannot_use_are_refused_whatever_their_order() {
+    for (options, named) in [
+        ("mountvers=2,vers=3", "'mountvers=2'"),
+        ("mountproto=udp,v3", "'mountproto=udp'"),
+        ("vers=4.1,mountproto=tcp6,vers=3", "'mountproto=tcp6'"),
+    ] {
+        let (e, message) = error(options);
+        assert!(matches!(e, OptionsError::Unsupported { .. }), "{options}: {e:?}");
+        assert!(message.contains(named), "{options}: {message}");
+    }
 }
 
 #[test]
@@ -44,8 +74,6 @@ fn linux_options_nfsbench_cannot_honour_are_refused_with_a_reason() {
     all_fail(
         |e| matches!(e, OptionsError::Unsupported { .. }),
         &[
-            "minorversion=1",
-            "max_connect=4",
             "trunkdiscovery",
             "notrunkdiscovery",
             "migration",
@@ -76,6 +104,8 @@ fn numbers_out_of_range_or_malformed_are_refused_with_the_value() {
             "nconnect=0",
             "nconnect=17",
             "nconnect=four",
+            "max_connect=0",
+            "max_connect=17",
             "port=65536",
             "port=-1",
             "mountport=1e3",
@@ -182,7 +212,8 @@ fn bad_targets_are_refused_saying_why() {
 #[test]
 fn libnfs_parameters_nfsbench_cannot_honour_are_refused_by_name() {
     for (url, kind) in [
-        ("nfs://h/e?version=4", "unsupported URL parameter 'version=4'"),
+        ("nfs://h/e?version=4", "unsupported URL parameter 'version=4': libnfs's version=4 is NFSv4.0"),
+        ("nfs://h/e?version=4.1", "invalid value in URL parameter 'version=4.1': version is 3 or 4"),
         ("nfs://h/e?readahead=131072", "unsupported URL parameter 'readahead=131072'"),
         ("nfs://h/e?pagecache=1", "unsupported URL parameter 'pagecache=1'"),
         ("nfs://h/e?auto-traverse-mounts=1", "unsupported URL parameter 'auto-traverse-mounts=1'"),
@@ -208,6 +239,6 @@ fn libnfs_parameters_nfsbench_cannot_honour_are_refused_by_name() {
 
 #[test]
 fn an_error_in_the_options_is_reported_even_after_a_good_url() {
-    let e = MountSpec::parse("nfs://h/e?nconnect=4", Some("vers=4.2")).unwrap_err();
-    assert_eq!(e.to_string(), "unsupported mount option 'vers=4.2': nfsbench speaks NFSv3 only");
+    let e = MountSpec::parse("nfs://h/e?nconnect=4", Some("vers=2")).unwrap_err();
+    assert_eq!(e.to_string(), "unsupported mount option 'vers=2': nfsbench speaks NFSv3, NFSv4.1 and NFSv4.2");
 }

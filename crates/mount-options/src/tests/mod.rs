@@ -5,6 +5,7 @@ mod errors;
 mod options;
 mod roundtrip;
 mod targets;
+mod versions;
 
 use crate::{MountSpec, OptionsError};
 

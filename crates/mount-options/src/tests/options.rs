@@ -2,7 +2,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
 use super::spec;
-use crate::{kernel_io_size, MountSpec, Proto};
+use crate::{kernel_io_size, MountSpec, NfsVersion, Proto};
 
 fn v4(a: u8, b: u8, c: u8, d: u8) -> IpAddr {
     IpAddr::V4(Ipv4Addr::new(a, b, c, d))
@@ -13,7 +13,7 @@ fn the_mount_line_from_the_issue_parses_to_what_it_says() {
     let s = spec("vers=3,proto=tcp,port=2049,nconnect=16,rsize=1048576,wsize=1048576,timeo=600,retrans=2,remoteports=127.0.0.1-127.0.0.4");
     assert_eq!(s.server, "server");
     assert_eq!(s.export, "/export");
-    assert_eq!(s.vers, 3);
+    assert_eq!(s.vers, NfsVersion::V3);
     assert_eq!(s.proto, Proto::Tcp);
     assert_eq!(s.port, Some(2049));
     assert_eq!(s.nconnect, 16);
@@ -28,7 +28,10 @@ fn the_mount_line_from_the_issue_parses_to_what_it_says() {
 #[test]
 fn no_options_give_the_linux_defaults_for_tcp() {
     let s = MountSpec::parse("server:/export", None).unwrap();
-    assert_eq!((s.vers, s.proto, s.port, s.mountport, s.mountproto), (3, Proto::Tcp, None, None, Proto::Tcp));
+    assert_eq!(
+        (s.vers, s.proto, s.port, s.mountport, s.mountproto),
+        (NfsVersion::V3, Proto::Tcp, None, None, Proto::Tcp)
+    );
     assert_eq!((s.portmapper_port, s.nconnect, s.rsize, s.wsize), (111, 1, 1_048_576, 1_048_576));
     assert_eq!((s.timeo, s.retrans, s.hard, s.read_only), (Duration::from_secs(60), 2, true, false));
     assert!(s.remoteports.is_empty() && s.notices.is_empty());
@@ -64,7 +67,7 @@ fn rdma_defaults_to_port_20049_and_port_zero_asks_the_port_mapper() {
 #[test]
 fn version_mountversion_mountproto_and_sec_accept_their_nfsv3_values() {
     for opts in ["vers=3", "nfsvers=3", "v3", "mountvers=3", "mountproto=tcp", "sec=sys", "sec=sys:sys"] {
-        assert_eq!(spec(opts).vers, 3, "{opts}");
+        assert_eq!(spec(opts).vers, NfsVersion::V3, "{opts}");
     }
 }
 

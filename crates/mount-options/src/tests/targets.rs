@@ -12,7 +12,10 @@ fn parse(target: &str, options: Option<&str>) -> MountSpec {
 #[test]
 fn the_url_from_the_issue_parses_to_four_connections() {
     let s = parse("nfs://host/export?version=3&nconnect=4", None);
-    assert_eq!((s.server.as_str(), s.export.as_str(), s.nconnect, s.vers), ("host", "/export", 4, 3));
+    assert_eq!(
+        (s.server.as_str(), s.export.as_str(), s.nconnect, s.vers),
+        ("host", "/export", 4, crate::NfsVersion::V3)
+    );
     assert_eq!((s.port, s.mountport, s.proto), (None, None, Proto::Tcp));
     assert!(s.notices.is_empty());
 }

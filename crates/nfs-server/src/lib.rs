@@ -24,23 +24,8 @@
 
 pub mod backend;
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
-
-/// Which transport a call arrived on (for access rules and statistics).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TransportKind {
-    Tcp,
-    Rdma,
-}
-
-/// The connection a call came on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ConnectionInfo {
-    pub peer: SocketAddr,
-    pub local: SocketAddr,
-    pub transport: TransportKind,
-}
 
 /// An IP network in CIDR form ("10.0.0.0/8", "::1/128"); a bare address is a /32 or /128.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -106,6 +91,7 @@ pub struct ServerConfig {
 }
 
 mod access;
+mod connection;
 mod dispatch;
 mod drc;
 mod exports;
@@ -121,6 +107,7 @@ mod stats;
 #[cfg(test)]
 mod tests;
 
+pub use connection::{ConnectionId, ConnectionInfo, TransportKind};
 pub use reply::Reply;
 pub use server::{ConfigError, Server};
 pub use state::{default_state_dir, KEY_FILE};

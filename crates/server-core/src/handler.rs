@@ -38,7 +38,7 @@ pub fn run_contained<H: RecordHandler>(handler: &H, record: &[u8], info: &Connec
 
 #[cfg(test)]
 mod tests {
-    use nfs_server::TransportKind;
+    use nfs_server::{ConnectionId, TransportKind};
 
     use super::*;
 
@@ -58,7 +58,7 @@ mod tests {
 
     fn info() -> ConnectionInfo {
         let addr = "127.0.0.1:2049".parse().expect("addr");
-        ConnectionInfo { peer: addr, local: addr, transport: TransportKind::Tcp }
+        ConnectionInfo { id: ConnectionId::next(), peer: addr, local: addr, transport: TransportKind::Tcp }
     }
 
     #[test]

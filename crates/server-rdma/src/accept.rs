@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
 
-use nfs_server::{ConnectionInfo, TransportKind};
+use nfs_server::{ConnectionId, ConnectionInfo, TransportKind};
 use rdma::{Incoming, Listener, RdmaError};
 use rpcrdma_proto::effective_thresholds;
 use server_core::{CallMode, RecordHandler};
@@ -118,6 +118,7 @@ async fn handshake<H: RecordHandler>(incoming: Box<dyn Incoming>, shared: &Share
     let info = qp.info();
     let unknown = SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0));
     let info_for_handler = ConnectionInfo {
+        id: ConnectionId::next(),
         peer: info.peer.or(peer).unwrap_or(unknown),
         local: info.local.unwrap_or(shared.local),
         transport: TransportKind::Rdma,
@@ -125,6 +126,7 @@ async fn handshake<H: RecordHandler>(incoming: Box<dyn Incoming>, shared: &Share
     let read_depth = u32::from(info.initiator_depth.min(qp_config.initiator_depth));
     tracing::debug!(
         peer = %info_for_handler.peer,
+        conn = info_for_handler.id.get(),
         provider = %info.provider,
         send = thresholds.send,
         recv = thresholds.recv,

@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
 
-use nfs_server::{ConnectionInfo, TransportKind};
+use nfs_server::{ConnectionId, ConnectionInfo, TransportKind};
 use server_core::{CallMode, ConnectionLimits, RecordHandler};
 use socket2::{Domain, Protocol, Socket, Type};
 use tokio::net::{TcpListener, TcpStream};
@@ -143,9 +143,10 @@ fn start_connection<H: RecordHandler>(
             return;
         }
     };
-    tracing::debug!(%peer, %local, "connection accepted");
-    // The real socket's addresses, also when the connection is served through the link's relay.
-    let info = ConnectionInfo { peer, local, transport: TransportKind::Tcp };
+    // The real socket's addresses, also when the connection is served through the link's relay; an id
+    // of its own, which is what NFSv4.1 sessions bind (an address is not an identity).
+    let info = ConnectionInfo { id: ConnectionId::next(), peer, local, transport: TransportKind::Tcp };
+    tracing::debug!(%peer, %local, conn = info.id.get(), "connection accepted");
     let (handler, mode, limits, stats) =
         (Arc::clone(&shared.handler), shared.mode, shared.limits, Arc::clone(&shared.stats));
     let link = shared.link.clone();

@@ -36,7 +36,7 @@ use xdr::{XdrEncode, XdrWriter};
 
 use crate::backend::mem::MemBackend;
 use crate::backend::Backend;
-use crate::{ConnectionInfo, ExportConfig, Server, ServerConfig, Squash, TransportKind};
+use crate::{ConnectionId, ConnectionInfo, ExportConfig, Server, ServerConfig, Squash, TransportKind};
 
 /// The TCP port the test servers claim to listen on.
 pub(crate) const PORT: u16 = 20049;
@@ -92,6 +92,7 @@ impl<'s> Client<'s> {
     /// uid 1000 / gid 1000 from 127.0.0.1 port 800 (a privileged port).
     pub(crate) fn new(server: &'s Server) -> Self {
         let conn = ConnectionInfo {
+            id: ConnectionId::next(),
             peer: addr("127.0.0.1:800"),
             local: addr("127.0.0.1:20049"),
             transport: TransportKind::Tcp,

@@ -64,9 +64,10 @@ impl RecordHandler for Tampering {
         let mut reply = self.inner.handle(record, conn)?;
         if let Some(offset) = read_offset {
             self.read_offsets.lock().expect("lock").push(offset);
-            if !reply.payload.is_empty() && self.corrupt_next_read.swap(false, Ordering::SeqCst) {
-                let middle = reply.payload.len() / 2;
-                reply.payload[middle] ^= 0x20;
+            let data = reply.payload_data_mut().next().filter(|data| !data.is_empty());
+            if let Some(data) = data.filter(|_| self.corrupt_next_read.swap(false, Ordering::SeqCst)) {
+                let middle = data.len() / 2;
+                data[middle] ^= 0x20;
             }
         }
         Some(reply)

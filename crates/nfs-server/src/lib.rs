@@ -108,6 +108,6 @@ mod stats;
 mod tests;
 
 pub use connection::{ConnectionId, ConnectionInfo, TransportKind};
-pub use reply::Reply;
+pub use reply::{Payload, PayloadIter, Payloads, Pieces, Reply};
 pub use server::{ConfigError, Server};
 pub use state::{default_state_dir, KEY_FILE};

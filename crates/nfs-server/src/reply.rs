@@ -1,11 +1,102 @@
-/// An encoded RPC reply (no record mark): the bytes of `inline`, with `payload` (READ data, READLINK
-/// path; borrowed from nowhere, owned here so the transport can send it after the call returns) spliced in
-/// at byte `payload_at` of `inline` and followed by its XDR padding.
+//! An encoded RPC reply as the service hands it to a transport: the inline bytes, and the bulk results
+//! (READ data, READLINK path) kept apart as [`Payload`]s, each at its place in the XDR stream, so a
+//! transport can send them without copying (TCP: one vectored write) or place them directly
+//! (RPC-over-RDMA: payload `i` into the call's Write chunk `i`, RFC 8267 §4.2).
+//!
+//! An NFSv3 reply has at most one payload; an NFSv4 COMPOUND has one per READ-type operation, in
+//! operation order, an empty one included (a READ at end of file), so that Write chunks and results
+//! pair up. The first payload is held inline in the [`Payloads`] list, so a v3 READ reply allocates
+//! nothing beyond its data.
+
+use std::iter::Chain;
+
+/// Bulk result data cut out of a reply: `data` belongs at byte `at` of the reply's inline bytes (right
+/// after its XDR length word), followed by its XDR padding (RFC 4506 §4.10), which is not stored.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Payload {
+    pub at: usize,
+    pub data: Vec<u8>,
+}
+
+impl Payload {
+    /// Bytes on the wire: the data and its padding.
+    pub fn wire_len(&self) -> usize {
+        self.data.len() + xdr::padding(self.data.len())
+    }
+}
+
+/// The payloads of one reply in XDR order (positions never decrease). The first is stored in place, the
+/// others in a vector that allocates only when a second payload is added.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Payloads {
+    first: Option<Payload>,
+    rest: Vec<Payload>,
+}
+
+/// The payloads in order, borrowed.
+pub type PayloadIter<'a> = Chain<std::option::Iter<'a, Payload>, std::slice::Iter<'a, Payload>>;
+
+impl Payloads {
+    pub fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.rest.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.first.is_none()
+    }
+
+    pub fn iter(&self) -> PayloadIter<'_> {
+        self.first.iter().chain(self.rest.iter())
+    }
+
+    /// Payload `i` in XDR order.
+    pub fn get(&self, i: usize) -> Option<&Payload> {
+        match i {
+            0 => self.first.as_ref(),
+            i => self.rest.get(i - 1),
+        }
+    }
+
+    /// Bytes on the wire of every payload, padding included.
+    pub fn wire_len(&self) -> usize {
+        self.iter().map(Payload::wire_len).sum()
+    }
+
+    fn last_at(&self) -> usize {
+        self.rest.last().or(self.first.as_ref()).map_or(0, |p| p.at)
+    }
+
+    fn push(&mut self, payload: Payload) {
+        match self.first {
+            None => self.first = Some(payload),
+            Some(_) => self.rest.push(payload),
+        }
+    }
+}
+
+impl IntoIterator for Payloads {
+    type Item = Payload;
+    type IntoIter = Chain<std::option::IntoIter<Payload>, std::vec::IntoIter<Payload>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.first.into_iter().chain(self.rest)
+    }
+}
+
+impl<'a> IntoIterator for &'a Payloads {
+    type Item = &'a Payload;
+    type IntoIter = PayloadIter<'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// An encoded RPC reply (no record mark): `inline` with every payload spliced in at its place.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Reply {
     pub inline: Vec<u8>,
-    pub payload: Vec<u8>,
-    pub payload_at: usize,
+    payloads: Payloads,
 }
 
 const ZEROS: [u8; 4] = [0; 4];
@@ -13,23 +104,63 @@ const ZEROS: [u8; 4] = [0; 4];
 impl Reply {
     /// A reply with no separate payload.
     pub fn from_inline(inline: Vec<u8>) -> Self {
-        Reply { inline, payload: Vec::new(), payload_at: 0 }
+        Reply { inline, payloads: Payloads::default() }
+    }
+
+    /// A reply with one payload at byte `at` of `inline` (an NFSv3 READ reply).
+    pub fn with_payload(inline: Vec<u8>, at: usize, data: Vec<u8>) -> Self {
+        let mut reply = Reply::from_inline(inline);
+        reply.push_payload(at, data);
+        reply
+    }
+
+    /// Adds the next payload, at byte `at` of the inline bytes. Payloads come in XDR order: `at` is
+    /// raised to the previous payload's and lowered to the end of the inline bytes, so the reply always
+    /// has one well-formed layout.
+    pub fn push_payload(&mut self, at: usize, data: Vec<u8>) {
+        let at = at.min(self.inline.len()).max(self.payloads.last_at());
+        self.payloads.push(Payload { at, data });
+    }
+
+    /// The payloads in XDR order.
+    pub fn payloads(&self) -> &Payloads {
+        &self.payloads
+    }
+
+    /// Each payload's data, in order, for a wrapper that rewrites results (tests that corrupt data).
+    pub fn payload_data_mut(&mut self) -> impl Iterator<Item = &mut Vec<u8>> {
+        let Payloads { first, rest } = &mut self.payloads;
+        first.iter_mut().chain(rest.iter_mut()).map(|p| &mut p.data)
+    }
+
+    /// The inline bytes and the payloads, for a transport that sends them apart.
+    pub fn into_parts(self) -> (Vec<u8>, Payloads) {
+        (self.inline, self.payloads)
+    }
+
+    /// True when `inline` alone is the whole reply: no payload holds a byte.
+    pub fn is_flat(&self) -> bool {
+        self.payloads.iter().all(|p| p.data.is_empty())
     }
 
     /// Length of the whole reply on the wire (without the record mark).
     pub fn len(&self) -> usize {
-        self.inline.len() + self.payload.len() + xdr::padding(self.payload.len())
+        self.inline.len() + self.payloads.wire_len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// The reply's pieces in wire order: inline bytes up to the first payload, its data, its padding, and
+    /// so on, then the rest of the inline bytes. Some pieces may be empty; nothing is allocated.
+    pub fn pieces(&self) -> Pieces<'_> {
+        Pieces { inline: &self.inline, payloads: self.payloads.iter(), cursor: 0, stage: Stage::Head }
+    }
+
     /// The reply as an ordered gather list for a vectored write (empty slices left out).
     pub fn slices(&self) -> Vec<&[u8]> {
-        let at = self.payload_at.min(self.inline.len());
-        let pad = &ZEROS[..xdr::padding(self.payload.len())];
-        [&self.inline[..at], &self.payload[..], pad, &self.inline[at..]].into_iter().filter(|s| !s.is_empty()).collect()
+        self.pieces().filter(|s| !s.is_empty()).collect()
     }
 
     /// True when the RPC layer refused the call (RFC 5531 §9: MSG_DENIED — RPC_MISMATCH, AUTH_ERROR — or
@@ -51,9 +182,66 @@ impl Reply {
         }
     }
 
-    /// The reply as one buffer (tests, small replies).
+    /// The reply as one buffer (tests, small replies, a Reply chunk).
     pub fn to_vec(&self) -> Vec<u8> {
-        self.slices().concat()
+        let mut out = Vec::with_capacity(self.len());
+        for piece in self.pieces() {
+            out.extend_from_slice(piece);
+        }
+        out
+    }
+}
+
+/// What [`Pieces`] yields next.
+#[derive(Debug, Clone, Copy)]
+enum Stage<'a> {
+    /// Inline bytes up to the next payload (or the end).
+    Head,
+    Data(&'a Payload),
+    Pad(usize),
+    Done,
+}
+
+/// The pieces of a [`Reply`] in wire order ([`Reply::pieces`]).
+#[derive(Debug, Clone)]
+pub struct Pieces<'a> {
+    inline: &'a [u8],
+    payloads: PayloadIter<'a>,
+    /// Inline bytes already yielded.
+    cursor: usize,
+    stage: Stage<'a>,
+}
+
+impl<'a> Iterator for Pieces<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        match self.stage {
+            Stage::Head => {
+                let end = match self.payloads.next() {
+                    Some(payload) => {
+                        self.stage = Stage::Data(payload);
+                        payload.at.clamp(self.cursor, self.inline.len())
+                    }
+                    None => {
+                        self.stage = Stage::Done;
+                        self.inline.len()
+                    }
+                };
+                let head = self.inline.get(self.cursor..end).unwrap_or_default();
+                self.cursor = end;
+                Some(head)
+            }
+            Stage::Data(payload) => {
+                self.stage = Stage::Pad(xdr::padding(payload.data.len()));
+                Some(&payload.data)
+            }
+            Stage::Pad(n) => {
+                self.stage = Stage::Head;
+                Some(ZEROS.get(..n).unwrap_or_default())
+            }
+            Stage::Done => None,
+        }
     }
 }
 
@@ -73,5 +261,37 @@ mod tests {
         assert!(reply(ReplyBody::accepted(AcceptStat::GarbageArgs)).is_rpc_refusal());
         assert!(reply(ReplyBody::accepted(AcceptStat::ProcUnavail)).is_rpc_refusal());
         assert!(!Reply::from_inline(vec![0; 6]).is_rpc_refusal(), "too short to say");
+    }
+
+    #[test]
+    fn each_payload_is_spliced_in_at_its_place_with_its_padding() {
+        let mut reply = Reply::from_inline(b"AAAABBBBCCCC".to_vec());
+        reply.push_payload(4, b"x".to_vec());
+        reply.push_payload(8, b"yyyy".to_vec());
+        reply.push_payload(8, Vec::new());
+        assert_eq!(reply.to_vec(), b"AAAAx\0\0\0BBBByyyyCCCC");
+        assert_eq!(reply.len(), 12 + 4 + 4);
+        assert_eq!(reply.payloads().len(), 3);
+        assert_eq!(reply.slices().concat(), reply.to_vec());
+        assert!(!reply.is_flat());
+    }
+
+    #[test]
+    fn payload_positions_never_go_back_nor_past_the_inline_bytes() {
+        let mut reply = Reply::with_payload(b"abcd".to_vec(), 99, b"P".to_vec());
+        reply.push_payload(0, b"Q".to_vec());
+        let ats: Vec<usize> = reply.payloads().iter().map(|p| p.at).collect();
+        assert_eq!(ats, [4, 4]);
+        assert_eq!(reply.to_vec(), b"abcdP\0\0\0Q\0\0\0");
+    }
+
+    #[test]
+    fn one_payload_allocates_no_list_and_empty_payloads_leave_the_reply_flat() {
+        let reply = Reply::with_payload(vec![1; 8], 8, vec![2; 5]);
+        assert_eq!(reply.payloads.rest.capacity(), 0, "the first payload is held in place");
+        assert_eq!(reply.payloads().get(0).map(|p| p.at), Some(8));
+        let empty = Reply::with_payload(vec![1; 8], 8, Vec::new());
+        assert!(empty.is_flat());
+        assert_eq!(empty.to_vec(), vec![1; 8]);
     }
 }

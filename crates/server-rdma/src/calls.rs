@@ -148,9 +148,10 @@ impl<H: RecordHandler> Connection<H> {
     }
 
     fn send_reply(&mut self, id: u64, call: &Call, planned: Planned) {
-        let Planned { kind, nomsg, chunks, inline, payload, reply_chunk_body, pushes } = planned;
+        let Planned { kind, nomsg, chunks, inline, payloads, reply_chunk_body, pushes } = planned;
         let mut regions: Vec<(Source, MemoryRegion)> = Vec::new();
-        for (source, body) in [(Source::Payload, payload), (Source::ReplyChunk, reply_chunk_body)] {
+        let payloads = payloads.into_iter().enumerate().map(|(i, p)| (Source::Payload(i), p.data));
+        for (source, body) in payloads.chain([(Source::ReplyChunk, reply_chunk_body)]) {
             if !pushes.iter().any(|p| p.source == source) {
                 continue;
             }

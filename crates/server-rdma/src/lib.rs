@@ -13,8 +13,9 @@
 //!   ERR_CHUNK, or close when not even an xid arrived), Read chunks are RDMA-Read into one buffer laid
 //!   out by `assemble` (large buffers are reused across calls, `buffers`), the handler runs inline
 //!   or on the blocking pool (several calls in flight, replies out of order), and replies leave inline,
-//!   through the Write chunk, or through the Reply chunk as `outbound` decides; RDMA Writes and the
-//!   Send are posted back to back (`work_queue`).
+//!   through the Write chunks, or through the Reply chunk as `outbound` decides (the reply's payloads
+//!   consume the call's Write chunks in order, RFC 8267 §4.3: several for an NFSv4 COMPOUND with
+//!   several READs); RDMA Writes and the Send are posted back to back (`work_queue`).
 //! - Every reply grants credits from [`rpcrdma_proto::GrantPolicy`] (never 0). A peer that breaks the
 //!   rules RDMA enforces (a bad handle, a Send past its credits) loses its connection only.
 //! - [`RdmaTransportStats`] counts connections, calls, replies by kind, bytes moved by RDMA Read and

@@ -1,12 +1,15 @@
-//! How a reply goes back, sans I/O (RFC 8166 §3.5, RFC 8267 §3): which bytes are RDMA-Written where,
-//! what the Send carries, and the chunk lists the reply header returns.
+//! How a reply goes back, sans I/O (RFC 8166 §3.5, RFC 8267 §3 and §4): which bytes are RDMA-Written
+//! where, what the Send carries, and the chunk lists the reply header returns.
 //!
-//! In order: a payload (READ data, READLINK path) with a Write list offered goes into the first Write
-//! chunk and the reduced reply (payload and pad removed, length word kept) goes inline; a reply that
-//! fits the client's receive size goes inline whole; otherwise the Reply chunk takes it (RDMA_NOMSG);
-//! with none of these possible the answer is ERR_CHUNK.
+//! The reply's payloads (READ data, READLINK path: one for NFSv3, one per READ-type operation of an
+//! NFSv4 COMPOUND) consume the call's Write chunks in order: payload `i` goes into Write chunk `i`, and
+//! its bytes and pad leave the reduced reply (its length word stays). A Write chunk of zero total
+//! length asks for its result inline; payloads beyond the last Write chunk go inline too; a payload
+//! longer than its chunk cannot be sent. Write chunks no payload used come back with zero lengths.
+//! Then the (reduced) reply goes inline when it fits the client's receive size, else whole into the
+//! Reply chunk (RDMA_NOMSG); with neither possible the answer is ERR_CHUNK.
 
-use nfs_server::Reply;
+use nfs_server::{Payload, Payloads, Reply};
 use rdma::RemoteSegment;
 use rpcrdma_proto::{ChunkLists, RdmaHeader, WriteChunk};
 
@@ -15,8 +18,8 @@ use crate::stats::ReplyKind;
 /// Which buffer an RDMA Write reads from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Source {
-    /// The reply's payload.
-    Payload,
+    /// The reply's payload of this index ([`Planned::payloads`]).
+    Payload(usize),
     /// The reply flattened for the Reply chunk ([`Planned::reply_chunk_body`]).
     ReplyChunk,
 }
@@ -40,8 +43,9 @@ pub(crate) struct Planned {
     pub chunks: ChunkLists,
     /// The RPC message that follows the header in the Send (empty for RDMA_NOMSG).
     pub inline: Vec<u8>,
-    /// The payload, when RDMA Writes read from it.
-    pub payload: Vec<u8>,
+    /// The reply's payloads, by index: those a [`Push`] names are RDMA-Written from here (the others
+    /// were copied into the inline message or the Reply chunk).
+    pub payloads: Payloads,
     /// What is RDMA-Written into the Reply chunk, when it is used.
     pub reply_chunk_body: Vec<u8>,
     pub pushes: Vec<Push>,
@@ -59,26 +63,37 @@ pub(crate) fn plan(
     reply_chunk: Option<&WriteChunk>,
     send_limit: usize,
 ) -> Result<Planned, NoRoom> {
-    // RFC 8166 §3.4.6: the Write list comes back with each segment's length set to what was written.
+    // RFC 8166 §3.4.6: the Write list comes back with each segment's length set to what was written;
+    // a chunk no result used, with zeros.
     let mut chunks = ChunkLists { reads: Vec::new(), writes: writes.iter().map(emptied).collect(), reply: None };
     let fits = |chunks: &ChunkLists, len: usize| header_len(chunks) + len <= send_limit;
+    let (inline, payloads) = reply.into_parts();
     let mut pushes = Vec::new();
-    let (kind, body, payload) = match (writes.first(), reply.payload.is_empty()) {
-        // RFC 8267 §3: the DDP-eligible result goes to the first Write chunk; the rest stays inline.
-        (Some(first), false) => {
-            let (filled, placed) = place(Source::Payload, reply.payload.len(), first).ok_or_else(|| {
-                NoRoom(format!("{}-byte payload, {}-byte Write chunk", reply.payload.len(), first.byte_len()))
+    for (i, payload) in payloads.iter().enumerate() {
+        // RFC 8267 §4.3: Write chunks are consumed in order by the DDP-eligible results; an empty Write
+        // chunk asks for its result inline, and a result beyond the last Write chunk is returned inline.
+        if let Some(chunk) = writes.get(i).filter(|_| placed_directly(writes, i)) {
+            let (filled, placed) = place(Source::Payload(i), payload.data.len(), chunk).ok_or_else(|| {
+                NoRoom(format!("{}-byte payload {i}, {}-byte Write chunk {i}", payload.data.len(), chunk.byte_len()))
             })?;
-            if let Some(slot) = chunks.writes.first_mut() {
+            if let Some(slot) = chunks.writes.get_mut(i) {
                 *slot = filled;
             }
-            pushes = placed;
-            (ReplyKind::WriteChunk, reply.inline, reply.payload)
+            pushes.extend(placed);
         }
-        _ => (ReplyKind::Inline, reply.to_vec(), Vec::new()),
-    };
+    }
+    let kind = if pushes.is_empty() { ReplyKind::Inline } else { ReplyKind::WriteChunk };
+    let body = reduced(inline, &payloads, writes);
     if fits(&chunks, body.len()) {
-        return Ok(Planned { kind, nomsg: false, chunks, inline: body, payload, reply_chunk_body: Vec::new(), pushes });
+        return Ok(Planned {
+            kind,
+            nomsg: false,
+            chunks,
+            inline: body,
+            payloads,
+            reply_chunk_body: Vec::new(),
+            pushes,
+        });
     }
     // RFC 8166 §3.5.3: a reply too large to send inline goes whole into the Reply chunk.
     let Some(offered) = reply_chunk else {
@@ -103,10 +118,36 @@ pub(crate) fn plan(
         nomsg: true,
         chunks,
         inline: Vec::new(),
-        payload,
+        payloads,
         reply_chunk_body: body,
         pushes,
     })
+}
+
+/// Payload `i` goes into Write chunk `i`: there is one, and it has room for something.
+fn placed_directly(writes: &[WriteChunk], i: usize) -> bool {
+    writes.get(i).is_some_and(|chunk| chunk.byte_len() > 0)
+}
+
+/// The RPC message without the directly placed payloads: `inline` (whose length words stay) with the
+/// payloads that stay inline spliced back in at their places, with their padding.
+fn reduced(inline: Vec<u8>, payloads: &Payloads, writes: &[WriteChunk]) -> Vec<u8> {
+    let stays = |(i, _): &(usize, &Payload)| !placed_directly(writes, *i);
+    let spliced: usize = payloads.iter().enumerate().filter(stays).map(|(_, p)| p.wire_len()).sum();
+    if spliced == 0 {
+        return inline; // The common case: nothing to splice, nothing copied.
+    }
+    let mut body = Vec::with_capacity(inline.len() + spliced);
+    let mut cursor = 0;
+    for (_, payload) in payloads.iter().enumerate().filter(stays) {
+        let at = payload.at.clamp(cursor, inline.len());
+        body.extend_from_slice(inline.get(cursor..at).unwrap_or_default());
+        body.extend_from_slice(&payload.data);
+        body.resize(body.len() + xdr::padding(payload.data.len()), 0);
+        cursor = at;
+    }
+    body.extend_from_slice(inline.get(cursor..).unwrap_or_default());
+    body
 }
 
 /// Bytes of a reply header carrying `chunks`.
@@ -161,8 +202,24 @@ mod tests {
     }
 
     fn read_reply(data_len: usize) -> Reply {
-        let inline = vec![7; 120];
-        Reply { payload_at: inline.len(), inline, payload: vec![9; data_len] }
+        Reply::with_payload(vec![7; 120], 120, vec![9; data_len])
+    }
+
+    /// A COMPOUND-like reply: `head` bytes, then per result a 4-byte length word, its payload (cut
+    /// out), and 8 bytes of what follows it.
+    fn compound_reply(head: usize, results: &[usize]) -> Reply {
+        let mut reply = Reply::from_inline(vec![1; head]);
+        for (i, &len) in results.iter().enumerate() {
+            reply.inline.extend((len as u32).to_be_bytes());
+            let at = reply.inline.len();
+            reply.push_payload(at, vec![0x10 + i as u8; len]);
+            reply.inline.extend([0x20 + i as u8; 8]);
+        }
+        reply
+    }
+
+    fn sources(planned: &Planned) -> Vec<Source> {
+        planned.pushes.iter().map(|p| p.source).collect()
     }
 
     #[test]
@@ -173,7 +230,7 @@ mod tests {
         assert_eq!(lengths(&planned.chunks.writes[0]), vec![4096, 904, 0]);
         let pushed: Vec<(usize, u32)> = planned.pushes.iter().map(|p| (p.offset, p.remote.length)).collect();
         assert_eq!(pushed, vec![(0, 4096), (4096, 904)]);
-        assert!(planned.pushes.iter().all(|p| p.source == Source::Payload));
+        assert!(planned.pushes.iter().all(|p| p.source == Source::Payload(0)));
     }
 
     #[test]
@@ -219,14 +276,85 @@ mod tests {
 
     #[test]
     fn a_reduced_reply_too_large_for_inline_goes_to_the_reply_chunk_with_the_write_list() {
-        let mut reply = read_reply(4096);
-        reply.inline = vec![7; 2000];
-        reply.payload_at = 2000;
+        let reply = Reply::with_payload(vec![7; 2000], 2000, vec![9; 4096]);
         let planned = plan(reply, &[chunk(&[4096])], Some(&chunk(&[4096])), 1024).expect("plan");
         assert_eq!((planned.kind, planned.nomsg), (ReplyKind::ReplyChunk, true));
         assert_eq!(lengths(&planned.chunks.writes[0]), vec![4096]);
         assert_eq!(planned.reply_chunk_body.len(), 2000);
-        let sources: Vec<Source> = planned.pushes.iter().map(|p| p.source).collect();
-        assert_eq!(sources, vec![Source::Payload, Source::ReplyChunk]);
+        assert_eq!(sources(&planned), vec![Source::Payload(0), Source::ReplyChunk]);
+    }
+
+    #[test]
+    fn payloads_consume_the_write_chunks_in_order() {
+        let reply = compound_reply(40, &[3000, 5000]);
+        let planned = plan(reply, &[chunk(&[4096]), chunk(&[4096, 4096])], None, 1024).expect("plan");
+        assert_eq!(planned.kind, ReplyKind::WriteChunk);
+        assert_eq!(lengths(&planned.chunks.writes[0]), vec![3000]);
+        assert_eq!(lengths(&planned.chunks.writes[1]), vec![4096, 904]);
+        let pushed: Vec<(Source, usize, u32)> =
+            planned.pushes.iter().map(|p| (p.source, p.offset, p.remote.length)).collect();
+        assert_eq!(
+            pushed,
+            vec![(Source::Payload(0), 0, 3000), (Source::Payload(1), 0, 4096), (Source::Payload(1), 4096, 904)]
+        );
+        assert_eq!(planned.inline.len(), 40 + 2 * 12, "both payloads cut out, their length words kept");
+        assert_eq!(planned.payloads.get(1).map(|p| p.data.len()), Some(5000));
+    }
+
+    #[test]
+    fn an_empty_write_chunk_returns_its_result_inline_and_the_next_chunk_serves_the_next_result() {
+        let reply = compound_reply(40, &[5, 4096]);
+        let empty = WriteChunk { segments: Vec::new() };
+        let planned = plan(reply.clone(), &[empty, chunk(&[4096])], None, 4096).expect("plan");
+        assert_eq!(sources(&planned), vec![Source::Payload(1)]);
+        assert!(planned.chunks.writes[0].segments.is_empty());
+        assert_eq!(lengths(&planned.chunks.writes[1]), vec![4096]);
+        let mut expected = vec![1; 40];
+        expected.extend(5u32.to_be_bytes());
+        expected.extend([0x10; 5]);
+        expected.extend([0, 0, 0]);
+        expected.extend([0x20; 8]);
+        expected.extend(4096u32.to_be_bytes());
+        expected.extend([0x21; 8]);
+        assert_eq!(planned.inline, expected, "the first result inline with its pad, the second cut out");
+        // Segments of zero length add up to an empty chunk as well.
+        let zeros = chunk(&[0]);
+        let planned = plan(reply, &[zeros, chunk(&[4096])], None, 4096).expect("plan");
+        assert_eq!(sources(&planned), vec![Source::Payload(1)]);
+    }
+
+    #[test]
+    fn results_beyond_the_last_write_chunk_go_inline() {
+        let reply = compound_reply(40, &[4096, 6]);
+        let planned = plan(reply, &[chunk(&[4096])], None, 1024).expect("plan");
+        assert_eq!(sources(&planned), vec![Source::Payload(0)]);
+        assert_eq!(planned.inline.len(), 40 + 12 + 12 + 8, "the second result and its pad stay inline");
+        assert_eq!(&planned.inline[56..62], &[0x11; 6]);
+    }
+
+    #[test]
+    fn results_beyond_the_last_write_chunk_go_into_the_reply_chunk_when_the_reply_does_not_fit_inline() {
+        let reply = compound_reply(40, &[4096, 3000]);
+        let planned = plan(reply, &[chunk(&[4096])], Some(&chunk(&[8192])), 1024).expect("plan");
+        assert_eq!((planned.kind, planned.nomsg), (ReplyKind::ReplyChunk, true));
+        assert_eq!(sources(&planned), vec![Source::Payload(0), Source::ReplyChunk]);
+        assert_eq!(planned.reply_chunk_body.len(), 40 + 12 + 12 + 3000);
+        assert_eq!(lengths(&planned.chunks.writes[0]), vec![4096]);
+        assert!(plan(compound_reply(40, &[4096, 3000]), &[chunk(&[4096])], None, 1024).is_err());
+    }
+
+    #[test]
+    fn write_chunks_no_result_used_come_back_with_zero_lengths() {
+        let reply = compound_reply(40, &[100]);
+        let planned = plan(reply, &[chunk(&[4096]), chunk(&[512, 512])], None, 1024).expect("plan");
+        assert_eq!(lengths(&planned.chunks.writes[0]), vec![100]);
+        assert_eq!(lengths(&planned.chunks.writes[1]), vec![0, 0]);
+    }
+
+    #[test]
+    fn any_result_longer_than_its_write_chunk_has_no_room() {
+        let reply = compound_reply(40, &[100, 5000]);
+        let err = plan(reply, &[chunk(&[4096]), chunk(&[4096])], None, 4096).expect_err("too long");
+        assert!(err.0.contains("5000-byte payload 1, 4096-byte Write chunk 1"), "{}", err.0);
     }
 }

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 pub enum ReplyKind {
     /// RDMA_MSG with the whole reply in the Send.
     Inline,
-    /// The DDP-eligible result (READ data, READLINK path) RDMA-Written into the call's Write chunk.
+    /// DDP-eligible results (READ data, READLINK path) RDMA-Written into the call's Write chunks.
     WriteChunk,
     /// The whole (or reduced) reply RDMA-Written into the call's Reply chunk, sent as RDMA_NOMSG.
     ReplyChunk,

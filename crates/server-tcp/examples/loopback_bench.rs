@@ -38,7 +38,7 @@ impl RecordHandler for ReadProgram {
         let mut inline = w.into_vec();
         let at = inline.len();
         inline.extend_from_slice(&[0, 0, 0, 0]);
-        Some(Reply { inline, payload, payload_at: at })
+        Some(Reply::with_payload(inline, at, payload))
     }
 
     fn may_block(&self) -> bool {

@@ -81,7 +81,7 @@ pub(crate) fn nfs(server: &Server, conn: &ConnectionInfo, xid: u32, who: Identit
         Lookup::Replay(bytes) => Outcome::Replayed(Reply::from_inline(bytes)),
         Lookup::New(slot) => {
             let reply = execute(&cx, &call);
-            if reply.payload.is_empty() {
+            if reply.is_flat() {
                 slot.finish(&reply.inline);
             }
             Outcome::Done { reply, status: cx.status() }

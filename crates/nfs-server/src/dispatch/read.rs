@@ -39,7 +39,7 @@ fn read(cx: &Call<'_>, args: &ReadArgs) -> Result<(Option<Fattr3>, bool, Vec<u8>
     Ok((obj.post_op(), eof, data))
 }
 
-/// READ3resok by hand: the data goes into `Reply::payload`, spliced in after its length word.
+/// READ3resok by hand: the data is the reply's one payload, spliced in after its length word.
 fn encode_ok(cx: &Call<'_>, attrs: Option<Fattr3>, eof: bool, data: Vec<u8>) -> Reply {
     cx.set_status(NfsStat3::Ok.as_u32());
     let mut w = success_writer(cx.xid, READ_RESULT_INLINE);
@@ -49,5 +49,6 @@ fn encode_ok(cx: &Call<'_>, attrs: Option<Fattr3>, eof: bool, data: Vec<u8>) -> 
     w.put_bool(eof);
     w.put_u32(data.len() as u32);
     let inline = w.into_vec();
-    Reply { payload_at: inline.len(), inline, payload: data }
+    let at = inline.len();
+    Reply::with_payload(inline, at, data)
 }

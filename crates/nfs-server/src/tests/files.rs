@@ -98,9 +98,11 @@ fn read_data_is_a_separate_payload_right_after_its_length_word() {
     ok(write(&client, file, 0, b"abcde"), "write");
     let record = client.record(5, NFS_PROGRAM, 3, 6, &encode(&Nfs3Call::Read(ReadArgs { file, offset: 0, count: 5 })));
     let reply = server.handle(&record, &client.conn).unwrap_or_default();
-    assert_eq!(reply.payload, b"abcde");
-    assert_eq!(reply.payload_at, reply.inline.len(), "READ3resok ends with the data");
-    let len_word = reply.inline.get(reply.payload_at - 4..reply.payload_at);
+    let payload = reply.payloads().get(0).cloned().unwrap_or_default();
+    assert_eq!(reply.payloads().len(), 1);
+    assert_eq!(payload.data, b"abcde");
+    assert_eq!(payload.at, reply.inline.len(), "READ3resok ends with the data");
+    let len_word = reply.inline.get(payload.at - 4..payload.at);
     assert_eq!(len_word, Some(&5u32.to_be_bytes()[..]));
     assert_eq!(reply.len() % 4, 0, "padding is counted");
 }

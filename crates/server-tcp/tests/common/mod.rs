@@ -66,7 +66,7 @@ impl RecordHandler for TestProgram {
                 let at = inline.len();
                 let mut inline = inline;
                 inline.extend_from_slice(&[0, 0, 0, 1]); // a word after the payload ("eof")
-                Some(Reply { inline, payload: vec![0xab; len], payload_at: at })
+                Some(Reply::with_payload(inline, at, vec![0xab; len]))
             }
             _ => {
                 let w = RpcMessage::reply(msg.xid, ReplyBody::accepted(AcceptStat::ProcUnavail)).header_writer(0);

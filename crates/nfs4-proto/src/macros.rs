@@ -195,7 +195,6 @@ macro_rules! op_table {
         $(#[$rmeta:meta])*
         pub enum $res:ident<'a> by $num:ident, illegal $illegal:ty;
         void { $( $unit:ident => $urty:ty ),* $(,)? }
-        pending { $( $pending:ident ),* $(,)? }
         $( $variant:ident($aty:ty) => $rty:ty ),+ $(,)?
     ) => {
         $(#[$ameta])*
@@ -222,7 +221,6 @@ macro_rules! op_table {
                     $( $num::$unit => $args::$unit, )*
                     $( $num::$variant => $args::$variant(<$aty as xdr::XdrDecode<'a>>::decode(r)?), )+
                     $num::Illegal => return Err(r.invalid("arguments of OP_ILLEGAL")),
-                    $( $num::$pending => return Err(r.invalid(concat!("arguments of ", stringify!($pending), " (codec being written)"))), )*
                 })
             }
 
@@ -270,7 +268,6 @@ macro_rules! op_table {
                     $( $num::$unit => $res::$unit(<$urty as xdr::XdrDecode<'a>>::decode(r)?), )*
                     $( $num::$variant => $res::$variant(<$rty as xdr::XdrDecode<'a>>::decode(r)?), )+
                     $num::Illegal => $res::Illegal(<$illegal as xdr::XdrDecode<'a>>::decode(r)?),
-                    $( $num::$pending => return Err(r.invalid(concat!("result of ", stringify!($pending), " (codec being written)"))), )*
                 })
             }
 
@@ -282,7 +279,6 @@ macro_rules! op_table {
                     $( $num::$unit => $res::$unit(<$urty>::from_error(err)), )*
                     $( $num::$variant => $res::$variant(<$rty>::from_error(err)), )+
                     $num::Illegal => $res::Illegal(<$illegal>::from_error(err)),
-                    $( $num::$pending => $res::Illegal(<$illegal>::from_error(err)), )*
                 }
             }
 

@@ -328,3 +328,75 @@ impl<T> OpResult for Nfs4Result<T> {
         Nfs4Result::Err(err)
     }
 }
+
+/// The body an error arm carries in the few results that have one (RFC 8881 §18.10.2 `LOCK4denied` for
+/// NFS4ERR_DENIED, §18.43.2 a boolean for NFS4ERR_LAYOUTTRYLATER, ...): `STATUS` is the error it goes with.
+pub trait ErrorBody: Sized {
+    /// The status whose arm carries this body.
+    const STATUS: NfsErr4;
+    /// The body a server sends when it has nothing better ([`OpResult::from_error`] with `STATUS`).
+    fn empty() -> Self;
+}
+
+/// A result with a body on `NFS4_OK` and another on one particular error `B::STATUS`; every other error
+/// is void. `Err` never holds `B::STATUS` when decoded; build that failure with `ErrBody`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Nfs4ResultOr<T, B> {
+    Ok(T),
+    ErrBody(B),
+    Err(NfsErr4),
+}
+
+impl<T, B: ErrorBody> Nfs4ResultOr<T, B> {
+    pub fn is_ok(&self) -> bool {
+        matches!(self, Nfs4ResultOr::Ok(_))
+    }
+
+    /// The success body, if this is one.
+    pub fn ok(&self) -> Option<&T> {
+        match self {
+            Nfs4ResultOr::Ok(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+impl<T, B: ErrorBody> OpResult for Nfs4ResultOr<T, B> {
+    fn status(&self) -> NfsStat4 {
+        match self {
+            Nfs4ResultOr::Ok(_) => NfsStat4::Ok,
+            Nfs4ResultOr::ErrBody(_) => B::STATUS.status(),
+            Nfs4ResultOr::Err(e) => e.status(),
+        }
+    }
+
+    /// `B::STATUS` becomes `ErrBody(B::empty())`, so the encoding stays what a decoder expects.
+    fn from_error(err: NfsErr4) -> Self {
+        if err == B::STATUS {
+            Nfs4ResultOr::ErrBody(B::empty())
+        } else {
+            Nfs4ResultOr::Err(err)
+        }
+    }
+}
+
+impl<T: XdrEncode, B: XdrEncode + ErrorBody> XdrEncode for Nfs4ResultOr<T, B> {
+    fn encode<'p>(&'p self, w: &mut XdrWriter<'p>) {
+        w.put_u32(self.status().as_u32());
+        match self {
+            Nfs4ResultOr::Ok(v) => v.encode(w),
+            Nfs4ResultOr::ErrBody(b) => b.encode(w),
+            Nfs4ResultOr::Err(_) => {}
+        }
+    }
+}
+
+impl<'a, T: XdrDecode<'a>, B: XdrDecode<'a> + ErrorBody> XdrDecode<'a> for Nfs4ResultOr<T, B> {
+    fn decode(r: &mut XdrReader<'a>) -> Result<Self, XdrError> {
+        Ok(match NfsStat4::decode(r)?.error() {
+            None => Nfs4ResultOr::Ok(T::decode(r)?),
+            Some(e) if e == B::STATUS => Nfs4ResultOr::ErrBody(B::decode(r)?),
+            Some(e) => Nfs4ResultOr::Err(e),
+        })
+    }
+}

@@ -7,14 +7,28 @@
 //! carries `attrsset`), LAYOUTGET (`NFS4ERR_LAYOUTTRYLATER` carries a boolean), GETDEVICEINFO
 //! (`NFS4ERR_TOOSMALL` carries the size needed), COPY (`NFS4ERR_OFFLOAD_NO_REQS` carries
 //! `copy_requirements4`) and SETCLIENTID (`NFS4ERR_CLID_INUSE` carries a `clientaddr4`). Those have their
-//! own enums.
+//! [`Nfs4ResultOr`](crate::status::Nfs4ResultOr)s.
 
+pub mod attrs;
+pub mod copy;
+pub mod delegation;
+pub mod dir;
 pub mod exchange_id;
 pub mod filehandle;
 pub mod io;
+pub mod layout_stats;
+pub mod lock;
+pub mod open;
 mod opnum;
+pub mod pnfs;
+pub mod readdir;
+pub mod secinfo;
 pub mod sequence;
 pub mod session;
+pub mod state;
+pub mod v40;
+pub mod v42;
+pub mod xattr;
 
 pub use opnum::{op_name, OpNum4};
 

@@ -4,12 +4,15 @@
 mod macros;
 
 pub mod attr;
+pub mod callback;
 pub mod compound;
 pub mod ops;
 pub mod status;
 pub mod types;
 
 pub use attr::{AttrError, Fattr4, RawFattr4};
+pub use callback::{cb_op_name, CbArgOp, CbCompound4Args, CbCompound4Res, CbOpNum4, CbResOp};
+pub use compound::args::ArgOpTable;
 pub use compound::{Compound4Args, Compound4Res, CompoundDecoder, NfsArgOp, NfsResOp};
 pub use compound::{OpDecodeError, OpErrorKind, ReplyError};
 pub use ops::attrs::*;

@@ -1,11 +1,15 @@
 //! `COMPOUND4args` (RFC 8881 §16.2.1): whole-body encode/decode for clients and tests, and
 //! [`CompoundDecoder`], the incremental decoder a server answers from.
 
+use std::fmt;
+use std::marker::PhantomData;
+
 use xdr::{XdrDecode, XdrEncode, XdrError, XdrReader, XdrWriter};
 
 use super::error::{OpDecodeError, OpErrorKind};
 use super::table::NfsArgOp;
 use super::{COMPOUND_OPS_MAX, TAG_MAX};
+use crate::callback::{CbArgOp, CbOpNum4};
 use crate::ops::OpNum4;
 use crate::types::encode_array;
 
@@ -57,18 +61,60 @@ impl<'a> XdrDecode<'a> for Compound4Args<'a> {
 /// [`OpDecodeError`] that ends the array, after which the iterator is done. No more than `max_ops`
 /// operations are ever decoded, whatever the header declares; memory is what the caller keeps.
 /// After the last declared operation, bytes left over are reported as [`OpErrorKind::Garbage`].
+///
+/// The same decoder reads CB_COMPOUND for a client answering callbacks ([`CompoundDecoder::new_callback`]),
+/// with `A` = [`CbArgOp`].
 #[derive(Debug, Clone)]
-pub struct CompoundDecoder<'a> {
+pub struct CompoundDecoder<'a, A = NfsArgOp<'a>> {
     r: XdrReader<'a>,
     tag: &'a [u8],
     minorversion: u32,
+    callback_ident: Option<u32>,
     declared: u32,
     max_ops: u32,
     next: u32,
     done: bool,
+    ops: PhantomData<A>,
 }
 
-impl<'a> CompoundDecoder<'a> {
+/// An argument union a [`CompoundDecoder`] can read: `nfs_argop4` or `nfs_cb_argop4`.
+pub trait ArgOpTable<'a>: Sized {
+    /// The operation number type.
+    type Num: Copy + fmt::Debug + PartialEq + Eq;
+    /// The operation for wire number `opnum` when it is legal in `minorversion`, else `None`.
+    fn legal_op(opnum: u32, minorversion: u32) -> Option<Self::Num>;
+    /// Decodes the arguments of `op`.
+    fn decode_op(op: Self::Num, r: &mut XdrReader<'a>) -> Result<Self, XdrError>;
+}
+
+impl<'a> ArgOpTable<'a> for NfsArgOp<'a> {
+    type Num = OpNum4;
+
+    fn legal_op(opnum: u32, minorversion: u32) -> Option<OpNum4> {
+        // RFC 8881 §15.2: an unknown number, OP_ILLEGAL itself, or (as knfsd's nfsd4_opnum_in_range) an
+        // operation of a later minor version than the COMPOUND's is answered with OP_ILLEGAL.
+        OpNum4::from_u32(opnum).filter(|op| *op != OpNum4::Illegal && op.minor_version() <= minorversion)
+    }
+
+    fn decode_op(op: OpNum4, r: &mut XdrReader<'a>) -> Result<Self, XdrError> {
+        NfsArgOp::decode_body(op, r)
+    }
+}
+
+impl<'a> ArgOpTable<'a> for CbArgOp<'a> {
+    type Num = CbOpNum4;
+
+    fn legal_op(opnum: u32, minorversion: u32) -> Option<CbOpNum4> {
+        // RFC 8881 §20.13: an unknown callback operation is answered with CB_ILLEGAL.
+        CbOpNum4::from_u32(opnum).filter(|op| *op != CbOpNum4::Illegal && op.minor_version() <= minorversion)
+    }
+
+    fn decode_op(op: CbOpNum4, r: &mut XdrReader<'a>) -> Result<Self, XdrError> {
+        CbArgOp::decode_body(op, r)
+    }
+}
+
+impl<'a> CompoundDecoder<'a, NfsArgOp<'a>> {
     /// Reads the tag, minor version and operation count of `body`. An error here means the body is not
     /// a COMPOUND (knfsd answers GARBAGE_ARGS); a tag longer than [`TAG_MAX`] is one.
     pub fn new(body: &'a [u8], max_ops: u32) -> Result<Self, XdrError> {
@@ -76,9 +122,44 @@ impl<'a> CompoundDecoder<'a> {
         let tag = r.get_string("COMPOUND4args.tag", TAG_MAX)?;
         let minorversion = r.get_u32()?;
         let declared = r.get_u32()?;
-        Ok(CompoundDecoder { r, tag, minorversion, declared, max_ops, next: 0, done: false })
+        Ok(CompoundDecoder {
+            r,
+            tag,
+            minorversion,
+            callback_ident: None,
+            declared,
+            max_ops,
+            next: 0,
+            done: false,
+            ops: PhantomData,
+        })
     }
+}
 
+impl<'a> CompoundDecoder<'a, CbArgOp<'a>> {
+    /// Reads the header of a `CB_COMPOUND4args` body (RFC 8881 §20.13: tag, minor version,
+    /// `callback_ident`, operation count).
+    pub fn new_callback(body: &'a [u8], max_ops: u32) -> Result<Self, XdrError> {
+        let mut r = XdrReader::new(body);
+        let tag = r.get_string("CB_COMPOUND4args.tag", TAG_MAX)?;
+        let minorversion = r.get_u32()?;
+        let callback_ident = Some(r.get_u32()?);
+        let declared = r.get_u32()?;
+        Ok(CompoundDecoder {
+            r,
+            tag,
+            minorversion,
+            callback_ident,
+            declared,
+            max_ops,
+            next: 0,
+            done: false,
+            ops: PhantomData,
+        })
+    }
+}
+
+impl<'a, A: ArgOpTable<'a>> CompoundDecoder<'a, A> {
     /// The COMPOUND's tag, which the reply echoes (RFC 8881 §16.2.3).
     pub fn tag(&self) -> &'a [u8] {
         self.tag
@@ -86,6 +167,11 @@ impl<'a> CompoundDecoder<'a> {
 
     pub fn minorversion(&self) -> u32 {
         self.minorversion
+    }
+
+    /// CB_COMPOUND's `callback_ident` (RFC 8881 §20.13; ignored in v4.1); `None` for COMPOUND.
+    pub fn callback_ident(&self) -> Option<u32> {
+        self.callback_ident
     }
 
     /// The operation count the header declares (not checked against anything).
@@ -98,14 +184,14 @@ impl<'a> CompoundDecoder<'a> {
         self.next
     }
 
-    fn fail(&mut self, kind: OpErrorKind) -> Option<Result<NfsArgOp<'a>, OpDecodeError>> {
+    fn fail(&mut self, kind: OpErrorKind<A::Num>) -> Option<Result<A, OpDecodeError<A::Num>>> {
         self.done = true;
         Some(Err(OpDecodeError { index: self.next, kind }))
     }
 }
 
-impl<'a> Iterator for CompoundDecoder<'a> {
-    type Item = Result<NfsArgOp<'a>, OpDecodeError>;
+impl<'a, A: ArgOpTable<'a>> Iterator for CompoundDecoder<'a, A> {
+    type Item = Result<A, OpDecodeError<A::Num>>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.done {
@@ -125,16 +211,11 @@ impl<'a> Iterator for CompoundDecoder<'a> {
             Ok(v) => v,
             Err(e) => return self.fail(OpErrorKind::Garbage(e)),
         };
-        // RFC 8881 §15.2: an unknown number, OP_ILLEGAL itself, or (as knfsd's nfsd4_opnum_in_range) an
-        // operation of a later minor version than the COMPOUND's is answered with OP_ILLEGAL.
-        let op = match OpNum4::from_u32(opnum) {
-            Some(op) if op != OpNum4::Illegal && op.minor_version() <= self.minorversion => op,
-            _ => {
-                let minorversion = self.minorversion;
-                return self.fail(OpErrorKind::Illegal { opnum, minorversion });
-            }
+        let Some(op) = A::legal_op(opnum, self.minorversion) else {
+            let minorversion = self.minorversion;
+            return self.fail(OpErrorKind::Illegal { opnum, minorversion });
         };
-        match NfsArgOp::decode_body(op, &mut self.r) {
+        match A::decode_op(op, &mut self.r) {
             Ok(arg) => {
                 self.next += 1;
                 Some(Ok(arg))
@@ -144,4 +225,4 @@ impl<'a> Iterator for CompoundDecoder<'a> {
     }
 }
 
-impl std::iter::FusedIterator for CompoundDecoder<'_> {}
+impl<'a, A: ArgOpTable<'a>> std::iter::FusedIterator for CompoundDecoder<'a, A> {}

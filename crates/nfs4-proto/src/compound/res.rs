@@ -34,27 +34,46 @@ impl<'a> Compound4Res<'a> {
         let mut r = XdrReader::new(body);
         let status = NfsStat4::decode(&mut r)?;
         let tag = r.get_string("COMPOUND4res.tag", TAG_MAX)?;
-        let n = r.get_array_len("COMPOUND4res.resarray", COMPOUND_OPS_MAX, 8)?;
-        if n > sent.len() {
-            return Err(ReplyError::TooManyResults { sent: sent.len() as u32, got: n as u32 });
-        }
-        let mut resarray = Vec::with_capacity(n);
-        for (index, &expected) in sent.iter().enumerate().take(n) {
-            let got = OpNum4::decode(&mut r)?;
-            if got != expected && got != OpNum4::Illegal {
-                return Err(ReplyError::UnexpectedOp { index: index as u32, sent: expected, got });
-            }
-            let res = NfsResOp::decode_body(got, &mut r)?;
-            let result = res.status();
-            let last = index + 1 == n;
-            if (!last && !result.is_ok()) || (last && result != status) {
-                return Err(ReplyError::StatusMismatch { index: index as u32, result, compound: status });
-            }
-            resarray.push(res);
-        }
+        let resarray = decode_checked(&mut r, status, sent, OpNum4::Illegal, NfsResOp::decode_body, NfsResOp::status)?;
         r.finish()?;
         Ok(Compound4Res { status, tag, resarray })
     }
+}
+
+/// Decodes a result array (`nfs_resop4<>` or `nfs_cb_resop4<>`) answering the operations `sent`, with
+/// the checks of [`Compound4Res::decode_reply`].
+pub(crate) fn decode_checked<'a, N, R>(
+    r: &mut XdrReader<'a>,
+    status: NfsStat4,
+    sent: &[N],
+    illegal: N,
+    decode_body: fn(N, &mut XdrReader<'a>) -> Result<R, XdrError>,
+    status_of: fn(&R) -> NfsStat4,
+) -> Result<Vec<R>, ReplyError<N>>
+where
+    N: XdrDecode<'a> + Copy + PartialEq + std::fmt::Debug,
+{
+    // Each result takes at least its operation number and status.
+    let n = r.get_array_len("resarray", COMPOUND_OPS_MAX, 8)?;
+    if n > sent.len() {
+        return Err(ReplyError::TooManyResults { sent: sent.len() as u32, got: n as u32 });
+    }
+    let mut resarray = Vec::with_capacity(n);
+    for (index, &expected) in sent.iter().enumerate().take(n) {
+        let got = N::decode(r)?;
+        if got != expected && got != illegal {
+            return Err(ReplyError::UnexpectedOp { index: index as u32, sent: expected, got });
+        }
+        let res = decode_body(got, r)?;
+        let result = status_of(&res);
+        let last = index + 1 == n;
+        // RFC 8881 §16.2.3: evaluation stops at the first failure, whose status is the COMPOUND's.
+        if (!last && !result.is_ok()) || (last && result != status) {
+            return Err(ReplyError::StatusMismatch { index: index as u32, result, compound: status });
+        }
+        resarray.push(res);
+    }
+    Ok(resarray)
 }
 
 impl XdrEncode for Compound4Res<'_> {

@@ -1,0 +1,395 @@
+//! The fore channel's slot table (RFC 8881 §2.10.6), sans I/O: which slot and sequence id a COMPOUND
+//! goes out with, and what the SEQUENCE result it comes back with means for that slot.
+//!
+//! - There are as many slots as the client wants in flight (the engine's iodepth), capped by what
+//!   CREATE_SESSION granted (`ca_maxrequests`) and by what the server asks now
+//!   (`sr_target_highest_slotid`, lowered and raised with every reply, and `sr_highest_slotid`).
+//! - A call takes the lowest free slot under that limit or waits ([`SlotTable::acquire`] says `None`);
+//!   never more calls than usable slots are out.
+//! - Each slot counts its sequence id: a reply moves it on; a call that got no answer (its connection
+//!   went, it was abandoned) leaves the slot's next id one higher, and the server's answer of
+//!   NFS4ERR_SEQ_MISORDERED then walks it back, as Linux's `nfs41_sequence_process` does.
+//! - While a session is recovered the table drains: no new slot is handed out.
+
+use std::time::Duration;
+
+use nfs4_proto::NfsErr4;
+
+/// Linux's cap on a session's slot table (`NFS4_MAX_SLOT_TABLE`).
+pub(crate) const MAX_SLOTS: u32 = 1024;
+
+/// One slot as the client keeps it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    /// The sequence id the next call on this slot carries.
+    seq_nr: u32,
+    /// The last sequence id the server answered on this slot (`None` before the first reply).
+    last_acked: Option<u32>,
+    /// The highest sequence id sent on this slot, answered or not.
+    highest_sent: Option<u32>,
+    in_use: bool,
+}
+
+/// A slot handed to one call: what its SEQUENCE carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SlotLease {
+    pub(crate) slotid: u32,
+    pub(crate) seqid: u32,
+    /// `sa_highest_slotid`: the highest slot id the client has a call outstanding on, this one included.
+    pub(crate) highest_slotid: u32,
+}
+
+/// What the SEQUENCE operation of a reply said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SequenceOutcome {
+    /// SEQUENCE succeeded (whatever the later operations did).
+    Ok { highest_slotid: u32, target_highest_slotid: u32, status_flags: u32 },
+    /// SEQUENCE failed with this status.
+    Failed(NfsErr4),
+}
+
+/// What to do with a call once its reply's SEQUENCE was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// The slot is free again; the call's own results stand. `status_flags` is `sr_status_flags`.
+    Done { status_flags: u32 },
+    /// Send the call again on the same slot (still held) with `seqid`, after `delay` when given.
+    RetrySameSlot { seqid: u32, delay: bool },
+    /// The slot is free again; send the call again on a new one.
+    RetryNewSlot,
+    /// The session is unusable (BADSESSION, DEADSESSION, a retired slot): recover it, then send the
+    /// call again on the new session. The slot is given up.
+    RecoverSession(NfsErr4),
+    /// The slot is free again; the SEQUENCE error is the call's result.
+    Failed(NfsErr4),
+}
+
+/// The fore channel's slots.
+#[derive(Debug)]
+pub(crate) struct SlotTable {
+    slots: Vec<Slot>,
+    /// Slots the client wants (its calls in flight), at most `slots.len()`.
+    wanted: u32,
+    /// `sr_target_highest_slotid` / `sr_highest_slotid` as last read: slots above are not used.
+    server_highest: u32,
+    draining: bool,
+}
+
+impl SlotTable {
+    /// A table of `granted` slots (`ca_maxrequests` from CREATE_SESSION, at most [`MAX_SLOTS`]) of which
+    /// the client uses `wanted`. Sequence ids start at 1 (RFC 8881 §2.10.6.1).
+    pub(crate) fn new(granted: u32, wanted: u32) -> Self {
+        let granted = granted.clamp(1, MAX_SLOTS);
+        let slot = Slot { seq_nr: 1, ..Slot::default() };
+        SlotTable {
+            slots: vec![slot; granted as usize],
+            wanted: wanted.clamp(1, granted),
+            server_highest: granted - 1,
+            draining: false,
+        }
+    }
+
+    /// Slots a call may take now: the lowest of what the client wants, the table and the server's target.
+    pub(crate) fn usable(&self) -> u32 {
+        self.wanted.min(self.server_highest + 1)
+    }
+
+    /// Calls outstanding.
+    pub(crate) fn in_use(&self) -> usize {
+        self.slots.iter().filter(|s| s.in_use).count()
+    }
+
+    /// Stops (true) or resumes handing out slots, for session recovery.
+    pub(crate) fn set_draining(&mut self, draining: bool) {
+        self.draining = draining;
+    }
+
+    pub(crate) fn is_draining(&self) -> bool {
+        self.draining
+    }
+
+    /// The lowest free usable slot, now taken; `None` when the call must wait (all usable slots busy,
+    /// or the table drains).
+    pub(crate) fn acquire(&mut self) -> Option<SlotLease> {
+        if self.draining {
+            return None;
+        }
+        let usable = self.usable() as usize;
+        let slotid = self.slots.iter().take(usable).position(|s| !s.in_use)?;
+        self.slots[slotid].in_use = true;
+        Some(self.lease(slotid as u32))
+    }
+
+    fn lease(&self, slotid: u32) -> SlotLease {
+        let highest = self.slots.iter().rposition(|s| s.in_use).unwrap_or(slotid as usize) as u32;
+        SlotLease { slotid, seqid: self.slots[slotid as usize].seq_nr, highest_slotid: highest.max(slotid) }
+    }
+
+    /// The reply to the call on `slotid` came back with this SEQUENCE outcome.
+    pub(crate) fn on_reply(&mut self, slotid: u32, outcome: SequenceOutcome) -> Verdict {
+        let Some(slot) = self.slots.get_mut(slotid as usize) else {
+            return Verdict::Failed(NfsErr4::BadSlot);
+        };
+        let seq = slot.seq_nr;
+        slot.highest_sent = Some(slot.highest_sent.map_or(seq, |h| later(h, seq)));
+        match outcome {
+            SequenceOutcome::Ok { highest_slotid, target_highest_slotid, status_flags } => {
+                slot.last_acked = Some(seq);
+                slot.seq_nr = seq.wrapping_add(1);
+                slot.in_use = false;
+                self.update_target(highest_slotid, target_highest_slotid);
+                Verdict::Done { status_flags }
+            }
+            // RFC 8881 §2.10.6.2: the server still works on a retry of this request; ask again later.
+            SequenceOutcome::Failed(NfsErr4::Delay) => {
+                slot.last_acked = Some(seq);
+                Verdict::RetrySameSlot { seqid: seq, delay: true }
+            }
+            // The server takes this for a replay of another request: move on to a new sequence id.
+            SequenceOutcome::Failed(NfsErr4::RetryUncachedRep | NfsErr4::SeqFalseRetry) => {
+                slot.last_acked = Some(seq);
+                slot.seq_nr = seq.wrapping_add(1);
+                Verdict::RetrySameSlot { seqid: slot.seq_nr, delay: false }
+            }
+            // A retired slot: recover the session when it lies below the target, else use another one.
+            SequenceOutcome::Failed(NfsErr4::BadSlot) => {
+                slot.in_use = false;
+                if slotid < self.server_highest {
+                    Verdict::RecoverSession(NfsErr4::BadSlot)
+                } else {
+                    self.server_highest = slotid.saturating_sub(1);
+                    Verdict::RetryNewSlot
+                }
+            }
+            SequenceOutcome::Failed(NfsErr4::SeqMisordered) => {
+                // Calls on this slot went unanswered, so our id may run ahead of the server's: step back
+                // once (Linux: seq_nr - seq_nr_last_acked > 1); otherwise retry from the highest sent.
+                let ahead = slot.last_acked.map_or(seq != 1, |acked| seq.wrapping_sub(acked) > 1);
+                if ahead {
+                    slot.seq_nr = seq.wrapping_sub(1);
+                    Verdict::RetrySameSlot { seqid: slot.seq_nr, delay: false }
+                } else {
+                    slot.seq_nr = slot.highest_sent.unwrap_or(seq);
+                    Verdict::RetrySameSlot { seqid: slot.seq_nr, delay: true }
+                }
+            }
+            SequenceOutcome::Failed(
+                e @ (NfsErr4::BadSession | NfsErr4::DeadSession | NfsErr4::ConnNotBoundToSession),
+            ) => {
+                slot.in_use = false;
+                Verdict::RecoverSession(e)
+            }
+            SequenceOutcome::Failed(e) => {
+                // Linux's default: the sequence id was consumed; the error goes to the caller.
+                slot.seq_nr = seq.wrapping_add(1);
+                slot.in_use = false;
+                Verdict::Failed(e)
+            }
+        }
+    }
+
+    /// The call on `slotid` ended without a reply (a soft timeout, an unmount, a caller that stopped
+    /// waiting): the server may or may not have seen it, so the next call on the slot uses the next id.
+    pub(crate) fn abandon(&mut self, slotid: u32) {
+        if let Some(slot) = self.slots.get_mut(slotid as usize) {
+            let seq = slot.seq_nr;
+            slot.highest_sent = Some(slot.highest_sent.map_or(seq, |h| later(h, seq)));
+            slot.seq_nr = seq.wrapping_add(1);
+            slot.in_use = false;
+        }
+    }
+
+    /// Gives a held slot back unused (a retry that will take a new slot, a call never sent).
+    pub(crate) fn release_unsent(&mut self, slotid: u32) {
+        if let Some(slot) = self.slots.get_mut(slotid as usize) {
+            slot.in_use = false;
+        }
+    }
+
+    /// The lease for a retry on a slot the call still holds, with the seqid [`Verdict::RetrySameSlot`] gave.
+    pub(crate) fn lease_again(&self, slotid: u32) -> SlotLease {
+        self.lease(slotid)
+    }
+
+    /// RFC 8881 §2.10.6.1 (and Linux's `nfs41_update_target_slotid`): slots above the server's target,
+    /// or above the highest it still accepts, are not used; the target may rise again up to the table.
+    fn update_target(&mut self, highest_slotid: u32, target_highest_slotid: u32) {
+        let last = self.slots.len() as u32 - 1;
+        self.server_highest = target_highest_slotid.min(highest_slotid).min(last);
+    }
+}
+
+/// The later of two sequence ids, with wraparound (RFC 8881 §2.10.6.1: ids wrap at 2^32).
+fn later(a: u32, b: u32) -> u32 {
+    if b.wrapping_sub(a) as i32 > 0 {
+        b
+    } else {
+        a
+    }
+}
+
+/// Linux's `nfs4_delay`-like backoff for NFS4ERR_DELAY and NFS4ERR_GRACE: 100 ms doubling to 15 s
+/// (`NFS4_POLL_RETRY_MIN` .. `NFS4_POLL_RETRY_MAX`).
+pub(crate) fn retry_delay(attempt: u32) -> Duration {
+    const MIN: Duration = Duration::from_millis(100);
+    const MAX: Duration = Duration::from_secs(15);
+    MIN.saturating_mul(1 << attempt.min(8)).min(MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(target: u32) -> SequenceOutcome {
+        SequenceOutcome::Ok { highest_slotid: 1023, target_highest_slotid: target, status_flags: 0 }
+    }
+
+    fn fail(e: NfsErr4) -> SequenceOutcome {
+        SequenceOutcome::Failed(e)
+    }
+
+    #[test]
+    fn calls_take_the_lowest_free_slot_and_never_more_than_the_client_wants() {
+        let mut t = SlotTable::new(64, 3);
+        let leases: Vec<_> = (0..3).map(|_| t.acquire().expect("free slot")).collect();
+        assert_eq!(leases.iter().map(|l| (l.slotid, l.seqid)).collect::<Vec<_>>(), [(0, 1), (1, 1), (2, 1)]);
+        assert_eq!(leases[2].highest_slotid, 2);
+        assert_eq!(t.acquire(), None, "a fourth call waits");
+        assert_eq!(t.on_reply(1, ok(63)), Verdict::Done { status_flags: 0 });
+        let again = t.acquire().expect("slot 1 is free");
+        assert_eq!((again.slotid, again.seqid, again.highest_slotid), (1, 2, 2));
+    }
+
+    #[test]
+    fn the_grant_caps_what_the_client_wants() {
+        let mut t = SlotTable::new(2, 16);
+        assert_eq!(t.usable(), 2);
+        assert!(t.acquire().is_some() && t.acquire().is_some());
+        assert_eq!(t.acquire(), None);
+    }
+
+    #[test]
+    fn the_server_target_lowers_and_raises_the_usable_slots() {
+        let mut t = SlotTable::new(8, 8);
+        let first = t.acquire().expect("slot");
+        assert_eq!(t.on_reply(first.slotid, ok(1)), Verdict::Done { status_flags: 0 });
+        assert_eq!(t.usable(), 2, "target_highest_slotid 1: slots 0 and 1");
+        let (a, b) = (t.acquire().expect("0"), t.acquire().expect("1"));
+        assert_eq!((a.slotid, b.slotid), (0, 1));
+        assert_eq!(t.acquire(), None);
+        t.on_reply(a.slotid, ok(7));
+        assert_eq!(t.usable(), 8, "raised again, up to what was granted");
+        assert_eq!(t.acquire().map(|l| l.slotid), Some(0));
+        assert_eq!(t.acquire().map(|l| l.slotid), Some(2));
+        t.on_reply(b.slotid, ok(500));
+        assert_eq!(t.usable(), 8, "never beyond the table");
+    }
+
+    #[test]
+    fn a_slot_whose_call_went_unanswered_moves_on_and_seq_misordered_walks_it_back() {
+        let mut t = SlotTable::new(1, 1);
+        let first = t.acquire().expect("slot");
+        t.on_reply(first.slotid, ok(0));
+        let lost = t.acquire().expect("slot");
+        assert_eq!(lost.seqid, 2);
+        t.abandon(lost.slotid);
+        let next = t.acquire().expect("slot");
+        assert_eq!(next.seqid, 3, "the server may have seen 2");
+        // It had not: 3 is misordered; step back to 2 at once.
+        assert_eq!(
+            t.on_reply(next.slotid, fail(NfsErr4::SeqMisordered)),
+            Verdict::RetrySameSlot { seqid: 2, delay: false }
+        );
+        assert_eq!(t.lease_again(0).seqid, 2);
+        assert_eq!(t.on_reply(0, ok(0)), Verdict::Done { status_flags: 0 });
+        assert_eq!(t.acquire().expect("slot").seqid, 3);
+    }
+
+    #[test]
+    fn seq_misordered_right_after_an_acked_id_retries_from_the_highest_sent_after_a_delay() {
+        let mut t = SlotTable::new(1, 1);
+        let a = t.acquire().expect("slot");
+        t.on_reply(a.slotid, ok(0));
+        let b = t.acquire().expect("slot");
+        assert_eq!(
+            t.on_reply(b.slotid, fail(NfsErr4::SeqMisordered)),
+            Verdict::RetrySameSlot { seqid: 2, delay: true }
+        );
+    }
+
+    #[test]
+    fn delay_keeps_the_slot_and_its_sequence_id() {
+        let mut t = SlotTable::new(2, 2);
+        let a = t.acquire().expect("slot");
+        assert_eq!(t.on_reply(a.slotid, fail(NfsErr4::Delay)), Verdict::RetrySameSlot { seqid: 1, delay: true });
+        assert_eq!(t.acquire().map(|l| l.slotid), Some(1), "slot 0 is still held by the retried call");
+    }
+
+    #[test]
+    fn a_false_retry_moves_to_the_next_sequence_id_on_the_same_slot() {
+        let mut t = SlotTable::new(1, 1);
+        let a = t.acquire().expect("slot");
+        for e in [NfsErr4::RetryUncachedRep, NfsErr4::SeqFalseRetry] {
+            let Verdict::RetrySameSlot { seqid, delay: false } = t.on_reply(a.slotid, fail(e)) else { panic!("{e}") };
+            assert_eq!(t.lease_again(a.slotid).seqid, seqid);
+        }
+        assert_eq!(t.lease_again(a.slotid).seqid, 3);
+    }
+
+    #[test]
+    fn a_retired_slot_below_the_target_recovers_the_session_above_it_takes_another() {
+        let mut t = SlotTable::new(4, 4);
+        let a = t.acquire().expect("slot 0");
+        assert_eq!(t.on_reply(a.slotid, fail(NfsErr4::BadSlot)), Verdict::RecoverSession(NfsErr4::BadSlot));
+        let mut t = SlotTable::new(4, 4);
+        let leases: Vec<_> = (0..3).map(|_| t.acquire().expect("slot")).collect();
+        t.on_reply(leases[0].slotid, ok(1));
+        assert_eq!(t.on_reply(leases[2].slotid, fail(NfsErr4::BadSlot)), Verdict::RetryNewSlot, "slot 2 > target 1");
+        assert_eq!(t.usable(), 2);
+        assert_eq!(t.acquire().map(|l| l.slotid), Some(0));
+    }
+
+    #[test]
+    fn session_errors_give_the_slot_up_for_recovery() {
+        for e in [NfsErr4::BadSession, NfsErr4::DeadSession, NfsErr4::ConnNotBoundToSession] {
+            let mut t = SlotTable::new(1, 1);
+            let a = t.acquire().expect("slot");
+            assert_eq!(t.on_reply(a.slotid, fail(e)), Verdict::RecoverSession(e));
+            assert_eq!(t.in_use(), 0);
+        }
+    }
+
+    #[test]
+    fn other_sequence_errors_consume_the_id_and_fail_the_call() {
+        let mut t = SlotTable::new(1, 1);
+        let a = t.acquire().expect("slot");
+        assert_eq!(t.on_reply(a.slotid, fail(NfsErr4::StaleClientId)), Verdict::Failed(NfsErr4::StaleClientId));
+        assert_eq!(t.acquire().expect("slot").seqid, 2);
+    }
+
+    #[test]
+    fn a_draining_table_hands_out_nothing_until_resumed() {
+        let mut t = SlotTable::new(4, 4);
+        t.set_draining(true);
+        assert_eq!(t.acquire(), None);
+        t.set_draining(false);
+        assert!(t.acquire().is_some());
+    }
+
+    #[test]
+    fn sequence_ids_wrap_around_at_two_to_the_32() {
+        let mut t = SlotTable::new(1, 1);
+        t.slots[0].seq_nr = u32::MAX;
+        let a = t.acquire().expect("slot");
+        assert_eq!(a.seqid, u32::MAX);
+        t.on_reply(0, ok(0));
+        assert_eq!(t.acquire().expect("slot").seqid, 0);
+        assert_eq!(later(u32::MAX, 0), 0);
+    }
+
+    #[test]
+    fn retries_back_off_from_100_ms_to_15_s() {
+        let ms: Vec<u128> = (0..10).map(|n| retry_delay(n).as_millis()).collect();
+        assert_eq!(ms, [100, 200, 400, 800, 1600, 3200, 6400, 12800, 15000, 15000]);
+    }
+}

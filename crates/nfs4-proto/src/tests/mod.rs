@@ -2,6 +2,8 @@
 
 mod compound;
 mod layout;
+mod roundtrip;
+mod samples;
 
 use xdr::{XdrEncode, XdrWriter};
 

@@ -1,6 +1,8 @@
 //! Tests for the crate: round trips of every operation, hand-assembled RFC layouts, hostile inputs.
 
+mod attr;
 mod compound;
+mod hostile;
 mod layout;
 mod roundtrip;
 mod samples;

@@ -1,7 +1,7 @@
 //! Connections bound to sessions and the back channel (RFC 8881 §2.10.3.1, §2.10.5, §18.33
 //! BACKCHANNEL_CTL, §18.34 BIND_CONN_TO_SESSION).
 //!
-//! Connections are numbered by the caller ([`ConnId`]) and bound fore, back or both. CREATE_SESSION binds
+//! Connections, known by the id the front ends give them ([`ConnectionId`]), are bound fore, back or both. CREATE_SESSION binds
 //! the connection it came on (both ways with CREATE_SESSION4_FLAG_CONN_BACK_CHAN), SEQUENCE binds an unbound
 //! connection to the fore channel, BIND_CONN_TO_SESSION binds as asked. Whether the back channel works is
 //! learnt by the dispatch with a CB_NULL probe over a back connection and reported with
@@ -13,7 +13,8 @@ use super::channel::{choose_callback_security, CallbackSecurity, ChannelAttrs};
 use super::error::StateError;
 use super::machine::V4State;
 use super::session::Session;
-use super::types::{ConnId, SessionId};
+use super::types::SessionId;
+use crate::ConnectionId;
 
 /// RFC 8881 §18.46.3: no usable back channel on any of the client's sessions.
 pub const SEQ4_STATUS_CB_PATH_DOWN: u32 = 0x0000_0001;
@@ -67,7 +68,7 @@ pub struct BackchannelInfo {
     pub backchannel: Backchannel,
     pub attrs: ChannelAttrs,
     /// The connections bound for the back channel, oldest first.
-    pub conns: Vec<ConnId>,
+    pub conns: Vec<ConnectionId>,
 }
 
 /// BIND_CONN_TO_SESSION's result.
@@ -90,7 +91,7 @@ impl V4State {
     pub fn bind_conn_to_session(
         &mut self,
         sessionid: &SessionId,
-        conn: ConnId,
+        conn: ConnectionId,
         dir: ChannelDir,
         now: Instant,
     ) -> Result<BindOk, StateError> {
@@ -111,7 +112,12 @@ impl V4State {
 
     /// Binds (or rebinds) `conn` to `sessionid`; true when it now carries the back channel, whose state is
     /// then unknown until probed.
-    pub(super) fn bind(&mut self, sessionid: &SessionId, conn: ConnId, dir: BoundDir) -> Result<bool, StateError> {
+    pub(super) fn bind(
+        &mut self,
+        sessionid: &SessionId,
+        conn: ConnectionId,
+        dir: BoundDir,
+    ) -> Result<bool, StateError> {
         let max = self.config.limits.max_connections_per_session;
         let session = self.sessions.get_mut(sessionid).ok_or(StateError::BadSession)?;
         let full = session.conns.len() >= max;
@@ -159,7 +165,7 @@ impl V4State {
     }
 
     /// A connection closed: unbind it from every session it served.
-    pub fn connection_closed(&mut self, conn: ConnId) {
+    pub fn connection_closed(&mut self, conn: ConnectionId) {
         let Some(sessions) = self.conns.remove(&conn) else { return };
         for sessionid in sessions {
             if let Some(session) = self.sessions.get_mut(&sessionid) {

@@ -15,7 +15,8 @@ use super::connection::{Backchannel, BackchannelState, BoundDir};
 use super::error::StateError;
 use super::machine::V4State;
 use super::session::{Session, Slot};
-use super::types::{ClientId, ConnId, Principal, SessionId};
+use super::types::{ClientId, Principal, SessionId};
+use crate::ConnectionId;
 
 /// RFC 8881 §18.36.1: csa_flags / csr_flags.
 pub const CREATE_SESSION4_FLAG_PERSIST: u32 = 0x0000_0001;
@@ -33,7 +34,7 @@ pub struct CreateSessionArgs<'a> {
     pub cb_program: u32,
     pub cb_security: &'a [CallbackSecurity],
     pub principal: Principal,
-    pub conn: ConnId,
+    pub conn: ConnectionId,
 }
 
 /// CREATE_SESSION's result (`CREATE_SESSION4resok`).

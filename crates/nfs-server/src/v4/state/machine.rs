@@ -10,7 +10,8 @@ use super::error::StateError;
 use super::grace::Grace;
 use super::session::Session;
 use super::share::FileState;
-use super::types::{ClientId, ConnId, FileKey, SessionId};
+use super::types::{ClientId, FileKey, SessionId};
+use crate::ConnectionId;
 
 /// The confirmed and the unconfirmed client record of one co_ownerid (RFC 8881 §18.35.4: at most one each).
 #[derive(Debug, Default, Clone, Copy)]
@@ -50,7 +51,7 @@ pub struct V4State {
     pub(super) by_owner: HashMap<Box<[u8]>, OwnerRecords>,
     pub(super) sessions: HashMap<SessionId, Session>,
     /// The sessions each connection is bound to, to unbind it when it closes.
-    pub(super) conns: HashMap<ConnId, HashSet<SessionId>>,
+    pub(super) conns: HashMap<ConnectionId, HashSet<SessionId>>,
     pub(super) files: HashMap<FileKey, FileState>,
     pub(super) grace: Grace,
     pub(super) totals: Totals,

@@ -14,7 +14,8 @@ use super::channel::ChannelAttrs;
 use super::connection::{Backchannel, BoundDir, SEQ4_STATUS_CB_PATH_DOWN, SEQ4_STATUS_CB_PATH_DOWN_SESSION};
 use super::error::StateError;
 use super::machine::V4State;
-use super::types::{ClientId, ConnId, SessionId};
+use super::types::{ClientId, SessionId};
+use crate::ConnectionId;
 
 #[derive(Debug)]
 pub(super) struct Session {
@@ -24,7 +25,7 @@ pub(super) struct Session {
     pub(super) slots: Vec<Slot>,
     /// Bytes of the reply-cache budget this session holds (slots × cached size).
     pub(super) reserved: usize,
-    pub(super) conns: Vec<(ConnId, BoundDir)>,
+    pub(super) conns: Vec<(ConnectionId, BoundDir)>,
     pub(super) backchannel: Backchannel,
 }
 
@@ -96,7 +97,7 @@ impl V4State {
     /// SEQUENCE (RFC 8881 §18.46, §2.10.6.1). Renews the client's lease; binds `conn` to the fore channel if
     /// it is not bound yet (§2.10.3.1: implicit with SP4_NONE). A client whose lease has run out is expired
     /// here and gets NFS4ERR_BADSESSION, as if `tick` had already removed it.
-    pub fn sequence(&mut self, args: &SequenceArgs, conn: ConnId, now: Instant) -> Result<Sequenced, StateError> {
+    pub fn sequence(&mut self, args: &SequenceArgs, conn: ConnectionId, now: Instant) -> Result<Sequenced, StateError> {
         let client_id = self.sessions.get(&args.sessionid).ok_or(StateError::BadSession)?.client;
         let lapsed = self.clients.get(&client_id).is_none_or(|c| self.lapsed(c, now));
         if lapsed {

@@ -22,11 +22,12 @@ impl ShareCounts {
         self.deny_write += u32::from(deny & SHARE_DENY_WRITE != 0);
     }
 
+    /// Takes back what [`ShareCounts::add`] added (saturating: a count never wraps, whatever the caller).
     pub(super) fn remove(&mut self, access: u32, deny: u32) {
-        self.read -= u32::from(access & SHARE_ACCESS_READ != 0);
-        self.write -= u32::from(access & SHARE_ACCESS_WRITE != 0);
-        self.deny_read -= u32::from(deny & SHARE_DENY_READ != 0);
-        self.deny_write -= u32::from(deny & SHARE_DENY_WRITE != 0);
+        self.read = self.read.saturating_sub(u32::from(access & SHARE_ACCESS_READ != 0));
+        self.write = self.write.saturating_sub(u32::from(access & SHARE_ACCESS_WRITE != 0));
+        self.deny_read = self.deny_read.saturating_sub(u32::from(deny & SHARE_DENY_READ != 0));
+        self.deny_write = self.deny_write.saturating_sub(u32::from(deny & SHARE_DENY_WRITE != 0));
     }
 
     /// RFC 8881 §9.7: an open with `access`/`deny` conflicts when it denies what another open has, or asks

@@ -1,5 +1,6 @@
 //! The small value types the v4 state machine speaks in: identifiers it hands out (client ids, session ids,
-//! stateids), identifiers the caller supplies (connections, files, principals), share and lock modes.
+//! stateids), identifiers the caller supplies (files, principals; connections are `crate::ConnectionId`),
+//! share and lock modes.
 //! They mirror the XDR types of RFC 8881 without depending on the codec crate; the dispatch converts.
 
 use crate::backend::FileId;
@@ -80,10 +81,6 @@ impl Stateid {
         u64::from_be_bytes(bytes)
     }
 }
-
-/// A transport connection, numbered by the caller (unique while it is open).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ConnId(pub u64);
 
 /// The file a piece of state is about, as the caller identifies it (from the file handle).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

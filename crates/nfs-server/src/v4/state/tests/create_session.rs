@@ -111,7 +111,7 @@ fn conn_back_chan_binds_the_connection_both_ways() {
     let grant = st.create_session(&create_args(ex.clientid, 1, 42), now).expect("create");
     assert_eq!(grant.flags, CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
     let back = st.backchannel(&grant.sessionid).expect("session");
-    assert_eq!(back.conns, vec![ConnId(42)]);
+    assert_eq!(back.conns, vec![conn(42)]);
     assert_eq!(back.backchannel.program, 0x4000_0000);
     assert_eq!(back.backchannel.state, BackchannelState::Unknown);
     let flags = CREATE_SESSION4_FLAG_PERSIST | CREATE_SESSION4_FLAG_CONN_RDMA;

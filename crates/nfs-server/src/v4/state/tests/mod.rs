@@ -1,10 +1,13 @@
 //! Tests of the v4 state machine that span its files, one file per topic, and the helpers they share: a
 //! client that has done EXCHANGE_ID and CREATE_SESSION, and the OPEN and LOCK calls tests make most.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use super::*;
 use crate::backend::FileId;
+use crate::ConnectionId;
 
 mod bounds;
 mod create_session;
@@ -41,6 +44,15 @@ fn back_attrs() -> ChannelAttrs {
     }
 }
 
+thread_local! {
+    static CONNECTIONS: RefCell<HashMap<u64, ConnectionId>> = RefCell::new(HashMap::new());
+}
+
+/// The connection a test calls `n` (the same id every time in one test; ids are handed out by the process).
+fn conn(n: u64) -> ConnectionId {
+    CONNECTIONS.with(|c| *c.borrow_mut().entry(n).or_insert_with(ConnectionId::next))
+}
+
 fn file(n: u64) -> FileKey {
     FileKey { export: 0, file: FileId { id: n, generation: 1 } }
 }
@@ -58,7 +70,7 @@ fn exchange(st: &mut V4State, owner: &[u8], verifier: u8, now: Instant) -> Excha
     st.exchange_id(&args, now).expect("EXCHANGE_ID")
 }
 
-fn create_args(clientid: ClientId, sequence: u32, conn: u64) -> CreateSessionArgs<'static> {
+fn create_args(clientid: ClientId, sequence: u32, connection: u64) -> CreateSessionArgs<'static> {
     CreateSessionArgs {
         clientid,
         sequence,
@@ -68,7 +80,7 @@ fn create_args(clientid: ClientId, sequence: u32, conn: u64) -> CreateSessionArg
         cb_program: 0x4000_0000,
         cb_security: CB_SEC,
         principal: ROOT,
-        conn: ConnId(conn),
+        conn: conn(connection),
     }
 }
 
@@ -87,7 +99,7 @@ fn sequence(
     now: Instant,
 ) -> Result<Sequenced, StateError> {
     let args = SequenceArgs { sessionid: session, sequenceid: seqid, slotid: slot, highest_slotid: 7, cachethis: true };
-    st.sequence(&args, ConnId(1), now)
+    st.sequence(&args, conn(1), now)
 }
 
 fn open(

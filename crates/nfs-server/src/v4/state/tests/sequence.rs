@@ -38,10 +38,10 @@ fn a_retry_of_a_reply_that_was_not_cached_is_refused() {
     let mut st = new_state(now);
     let (_, session) = mount(&mut st, b"host-a", now);
     let args = SequenceArgs { sessionid: session, sequenceid: 1, slotid: 0, highest_slotid: 0, cachethis: false };
-    let ok = execute(st.sequence(&args, ConnId(1), now));
+    let ok = execute(st.sequence(&args, conn(1), now));
     assert_eq!(ok.cache_limit, None);
     st.sequence_done(&session, 0, b"not kept").expect("done");
-    assert_eq!(st.sequence(&args, ConnId(1), now), Err(StateError::RetryUncachedRep));
+    assert_eq!(st.sequence(&args, conn(1), now), Err(StateError::RetryUncachedRep));
 }
 
 #[test]
@@ -125,13 +125,13 @@ fn status_flags_say_when_no_back_channel_is_usable() {
         SEQ4_STATUS_CB_PATH_DOWN_SESSION | SEQ4_STATUS_CB_PATH_DOWN,
         "the probe failed and no other session has a back channel"
     );
-    let fore = st.bind_conn_to_session(&without, ConnId(2), ChannelDir::ForeOrBoth, now).expect("bind");
+    let fore = st.bind_conn_to_session(&without, conn(2), ChannelDir::ForeOrBoth, now).expect("bind");
     assert_eq!(fore.dir, BoundDir::Both, "either way is granted as both");
     st.set_backchannel(&without, false);
-    let bound = st.bind_conn_to_session(&without, ConnId(2), ChannelDir::BackOrBoth, now).expect("bind");
+    let bound = st.bind_conn_to_session(&without, conn(2), ChannelDir::BackOrBoth, now).expect("bind");
     assert_eq!(bound, BindOk { dir: BoundDir::Both, probe_backchannel: true });
     assert_eq!(execute(sequence(&mut st, with_back, 2, 1, now)).status_flags, SEQ4_STATUS_CB_PATH_DOWN_SESSION);
-    st.connection_closed(ConnId(2));
+    st.connection_closed(conn(2));
     assert_eq!(
         execute(sequence(&mut st, without, 1, 1, now)).status_flags,
         SEQ4_STATUS_CB_PATH_DOWN_SESSION | SEQ4_STATUS_CB_PATH_DOWN,
@@ -147,13 +147,13 @@ fn sequence_binds_a_new_connection_to_the_fore_channel_within_the_cap() {
     let mut st = V4State::new(config, 7, now, None);
     let (_, session) = mount(&mut st, b"host-a", now);
     let args = SequenceArgs { sessionid: session, sequenceid: 1, slotid: 0, highest_slotid: 0, cachethis: false };
-    execute(st.sequence(&args, ConnId(500), now));
-    let back = st.bind_conn_to_session(&session, ConnId(501), ChannelDir::Back, now);
+    execute(st.sequence(&args, conn(500), now));
+    let back = st.bind_conn_to_session(&session, conn(501), ChannelDir::Back, now);
     assert!(matches!(back, Err(StateError::Resource(_))), "{back:?}");
-    let rebind = st.bind_conn_to_session(&session, ConnId(500), ChannelDir::Fore, now).expect("a bound one rebinds");
+    let rebind = st.bind_conn_to_session(&session, conn(500), ChannelDir::Fore, now).expect("a bound one rebinds");
     assert_eq!(rebind, BindOk { dir: BoundDir::Fore, probe_backchannel: false });
     assert_eq!(
-        st.bind_conn_to_session(&SessionId([0; 16]), ConnId(1), ChannelDir::Fore, now),
+        st.bind_conn_to_session(&SessionId([0; 16]), conn(1), ChannelDir::Fore, now),
         Err(StateError::BadSession)
     );
 }

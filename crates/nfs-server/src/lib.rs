@@ -106,6 +106,7 @@ mod state;
 mod stats;
 #[cfg(test)]
 mod tests;
+mod v4;
 
 pub use connection::{ConnectionId, ConnectionInfo, TransportKind};
 pub use reply::{Payload, PayloadIter, Payloads, Pieces, Reply};

@@ -61,7 +61,7 @@ pub(crate) fn lookup(
     _: u32,
 ) -> Result<Option<(FileHandle, Option<Attr>)>, ClientError> {
     match whole::<LookupRes>(proc, &reply.record)? {
-        Nfs3Result::Ok(ok) => Ok(Some((FileHandle(ok.object), attr(&ok.obj_attributes)))),
+        Nfs3Result::Ok(ok) => Ok(Some((FileHandle::from(ok.object), attr(&ok.obj_attributes)))),
         Nfs3Result::Fail(nfs3_proto::NfsErr3::NoEnt, _) => Ok(None),
         Nfs3Result::Fail(status, _) => Err(ClientError::Nfs { proc, status }),
     }
@@ -74,7 +74,7 @@ pub(crate) fn create(
     _: u32,
 ) -> Result<(Option<FileHandle>, Option<Attr>), ClientError> {
     let ok = ok(proc, whole::<CreateRes>(proc, &reply.record)?)?;
-    Ok((ok.obj.map(FileHandle), attr(&ok.obj_attributes)))
+    Ok((ok.obj.map(FileHandle::from), attr(&ok.obj_attributes)))
 }
 
 /// SETATTR (RFC 1813 §3.3.2): the attributes after, if the server sent them.

@@ -67,7 +67,7 @@ impl CallEncoder {
 }
 
 /// This host's name, at most 255 bytes (RFC 5531 Appendix A: `string machinename<255>`).
-fn machine_name() -> Vec<u8> {
+pub(crate) fn machine_name() -> Vec<u8> {
     let mut name = std::fs::read(HOSTNAME_FILE).unwrap_or_else(|_| b"nfsbench".to_vec());
     while name.last().is_some_and(|b| b.is_ascii_whitespace()) {
         name.pop();

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use nfs3_proto::mount::MountErr3;
 use nfs3_proto::NfsErr3;
+use nfs4_proto::NfsErr4;
 use onc_rpc::{AcceptStat, RejectedReply};
 use thiserror::Error;
 
@@ -17,6 +18,21 @@ pub enum ClientError {
     /// The server executed the procedure and answered with an `nfsstat3` other than `NFS3_OK`.
     #[error("{proc} failed: {}", status.name())]
     Nfs { proc: &'static str, status: NfsErr3 },
+
+    /// The NFSv4 server answered an operation of the COMPOUND with an `nfsstat4` other than `NFS4_OK`
+    /// (or its SEQUENCE with one the session layer could not recover from).
+    #[error("{proc} failed: {}", status.name())]
+    Nfs4 { proc: &'static str, status: NfsErr4 },
+
+    /// The NFSv4 server is not the same server on every address `remoteports`/`max_connect` named:
+    /// its `server_owner` or scope differ (RFC 8881 §2.10.5), so no session can span them.
+    #[error("{addr} is not the server {first} is (EXCHANGE_ID: {what} differs): no session trunking between them")]
+    NotTrunkable { addr: SocketAddr, first: SocketAddr, what: &'static str },
+
+    /// The state of an NFSv4 mount could not be recovered (a server restart whose reclaim failed, a
+    /// session the server refuses to make): every call fails with this.
+    #[error("the NFSv4 session could not be recovered: {0}")]
+    Recovery(String),
 
     /// MOUNT MNT refused the export.
     #[error("MOUNT of {path} failed: {}", status.name())]
@@ -96,6 +112,24 @@ impl ClientError {
             ClientError::Nfs { status, .. } => Some(*status),
             _ => None,
         }
+    }
+
+    /// The `nfsstat4` of an [`ClientError::Nfs4`] error.
+    pub fn nfs4_status(&self) -> Option<NfsErr4> {
+        match self {
+            ClientError::Nfs4 { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// The server said the entry exists (NFS3ERR_EXIST, NFS4ERR_EXIST), whatever the version.
+    pub fn already_exists(&self) -> bool {
+        self.nfs_status() == Some(NfsErr3::Exist) || self.nfs4_status() == Some(NfsErr4::Exist)
+    }
+
+    /// The server said there is no such entry (NFS3ERR_NOENT, NFS4ERR_NOENT), whatever the version.
+    pub fn not_found(&self) -> bool {
+        self.nfs_status() == Some(NfsErr3::NoEnt) || self.nfs4_status() == Some(NfsErr4::NoEnt)
     }
 
     pub(crate) fn protocol(proc: &'static str, detail: impl fmt::Display) -> Self {

@@ -91,6 +91,7 @@ mod encode;
 mod error;
 mod lanes;
 mod mount;
+mod open_file;
 mod pending;
 mod procedures;
 pub mod rdma;
@@ -100,17 +101,18 @@ mod slot;
 pub mod tcp;
 pub mod transport;
 mod types;
-// The session layer is wired into NfsClient by the v4 mount, next.
-#[allow(dead_code)]
-mod v4;
+mod v3;
+pub mod v4;
 
 pub use crate::rdma::{reassemble_reply_for_fuzzing, RdmaConfig, RdmaTransport};
-pub use builder::MountBuilder;
+pub use builder::{MountBuilder, DEFAULT_SESSION_SLOTS};
 pub use client::NfsClient;
 #[doc(hidden)]
 pub use decode::decode_reply_for_fuzzing;
 pub use error::ClientError;
+pub use mount_options::NfsVersion;
 pub use nfs3_proto::{FsinfoResOk, NfsErr3};
+pub use open_file::{Access, FileRef, OpenFile};
 pub use pending::Pending;
 pub use retransmit::{RetransmitPolicy, MAX_TIMEOUT};
 pub use tcp::{TcpOptions, TcpTransport};

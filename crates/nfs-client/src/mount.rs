@@ -101,7 +101,7 @@ pub(crate) async fn mnt(
                     ok.auth_flavors
                 )));
             }
-            Ok(FileHandle(ok.fhandle))
+            Ok(FileHandle::from(ok.fhandle))
         }
         MountRes3::Fail(status) => Err(ClientError::Mount { path: export.to_string(), status }),
     }

@@ -1,5 +1,6 @@
 //! [`Pending`]: the future of a submitted call. The reply is decoded when it is polled, on the
-//! caller's task, so the connection's reader task only matches xids.
+//! caller's task, so the connection's reader task only matches xids. An NFSv4 call is a future of its
+//! own (a slot to wait for, retries the session asks for), boxed.
 
 use std::fmt;
 use std::future::Future;
@@ -13,20 +14,29 @@ use crate::transport::{ReplyReceiver, RpcReply};
 /// reply against (the READ count).
 pub(crate) type Decoder<T> = fn(proc: &'static str, reply: RpcReply, arg: u32) -> Result<T, ClientError>;
 
+/// The future of an NFSv4 call.
+pub(crate) type Session<T> = Pin<Box<dyn Future<Output = Result<T, ClientError>> + Send>>;
+
 /// A call handed to a connection, resolving to its decoded result. `Send + 'static`; dropping it
 /// abandons the call (the transport stops retransmitting it).
 #[must_use = "a Pending does nothing unless awaited; dropping it abandons the call"]
 pub struct Pending<T> {
-    state: State,
+    state: State<T>,
     proc: &'static str,
     decode: Decoder<T>,
     arg: u32,
 }
 
-enum State {
+enum State<T> {
     Waiting(ReplyReceiver),
+    Session(Session<T>),
     Failed(ClientError),
     Done,
+}
+
+/// A decoder never run: an NFSv4 call decodes in its own future.
+fn no_decoder<T>(proc: &'static str, _: RpcReply, _: u32) -> Result<T, ClientError> {
+    Err(ClientError::Closed { proc })
 }
 
 impl<T> Pending<T> {
@@ -37,6 +47,16 @@ impl<T> Pending<T> {
     /// A call refused before it was sent.
     pub(crate) fn failed(err: ClientError, proc: &'static str, decode: Decoder<T>) -> Self {
         Pending { state: State::Failed(err), proc, decode, arg: 0 }
+    }
+
+    /// A call refused before it was sent, for a caller without a decoder (NFSv4).
+    pub(crate) fn refused(err: ClientError, proc: &'static str) -> Self {
+        Pending { state: State::Failed(err), proc, decode: no_decoder, arg: 0 }
+    }
+
+    /// An NFSv4 call: already sent when a slot was free, its future does the rest.
+    pub(crate) fn session(proc: &'static str, future: Session<T>) -> Self {
+        Pending { state: State::Session(future), proc, decode: no_decoder, arg: 0 }
     }
 
     /// The procedure's name ("READ", ...).
@@ -55,6 +75,11 @@ impl<T> Future for Pending<T> {
                 Poll::Ready(outcome) => outcome,
                 Poll::Pending => return Poll::Pending,
             },
+            State::Session(future) => {
+                let done = std::task::ready!(future.as_mut().poll(cx));
+                this.state = State::Done;
+                return Poll::Ready(done);
+            }
             State::Failed(_) => match std::mem::replace(&mut this.state, State::Done) {
                 State::Failed(err) => Err(err),
                 _ => Err(ClientError::Closed { proc: this.proc }),
@@ -69,7 +94,7 @@ impl<T> Future for Pending<T> {
 impl<T> fmt::Debug for Pending<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = match self.state {
-            State::Waiting(_) => "waiting",
+            State::Waiting(_) | State::Session(_) => "waiting",
             State::Failed(_) => "failed",
             State::Done => "done",
         };

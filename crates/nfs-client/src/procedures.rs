@@ -1,87 +1,49 @@
-//! The NFSv3 procedures (RFC 1813 §3.3) on [`NfsClient`]: each encodes its arguments after the RPC
-//! header, hands the call to the transport and decodes the reply in [`Pending`]. READ, WRITE and
-//! COMMIT also come in a two-phase form (`submit_*`) for load engines that time submission apart
-//! from completion.
+//! The file calls of [`NfsClient`], the same for every version: each goes to NFSv3's procedure
+//! (`v3.rs`) or to NFSv4's COMPOUNDs (`v4/api.rs`). READ, WRITE and COMMIT also come in a two-phase form
+//! (`submit_*`) for load engines that time submission apart from completion; their size checks against
+//! rsize/wsize are made here, once for both.
 
 use bytes::Bytes;
-use nfs3_proto::{
-    CommitArgs, CreateArgs, CreateHow3, CreateVerf3, DirOpArgs3, FsinfoArgs, FsinfoResOk, GetattrArgs, LookupArgs,
-    MkdirArgs, Nfs3Proc, ReadArgs, RemoveArgs, Sattr3, SetattrArgs, NFS_PROGRAM, NFS_V3,
-};
-use xdr::{XdrEncode, XdrWriter};
+use nfs3_proto::FsinfoResOk;
 
-use crate::client::NfsClient;
-use crate::decode;
+use crate::client::{NfsClient, Protocol};
 use crate::error::ClientError;
-use crate::pending::{Decoder, Pending};
-use crate::transport::{reply_channel, BulkPayload, RpcCall};
+use crate::open_file::{Access, FileRef, OpenFile};
+use crate::pending::Pending;
 use crate::types::{Attr, CreateHow, FileHandle, ReadReply, StableHow, WriteReply};
 
-/// Argument bytes to reserve beyond the header: a 64-byte handle and a few words, or a short name.
-const ARGS_CAPACITY: usize = 128;
-
-/// A name for a directory entry: not empty, no `/`, no NUL (RFC 1813 §3.3.3 leaves names to the
-/// server, but these can never name one entry).
-fn entry_name<'a>(proc: &'static str, name: &'a str) -> Result<&'a [u8], ClientError> {
-    if name.is_empty() || name.contains(['/', '\0']) {
-        let detail = format!("{name:?} is not a file name (empty, or contains '/' or NUL)");
-        return Err(ClientError::InvalidArgument { proc, detail });
-    }
-    Ok(name.as_bytes())
-}
-
-fn mode_only(mode: u32) -> Sattr3 {
-    Sattr3 { mode: Some(mode), ..Sattr3::default() }
-}
-
 impl NfsClient {
-    /// Encodes and submits one NFSv3 call. `args` writes inline bytes only; `payload` goes after them.
-    fn call<'a, T>(
-        &self,
-        proc: Nfs3Proc,
-        args: impl FnOnce(&mut XdrWriter<'a>),
-        payload: Option<Bytes>,
-        reply_payload: u32,
-        decode: Decoder<T>,
-        arg: u32,
-    ) -> Pending<T> {
-        let inner = &self.inner;
-        let (xid, inline) = inner.encoder.encode(NFS_PROGRAM, NFS_V3, proc as u32, ARGS_CAPACITY, args);
-        let payload = payload.map(|data| BulkPayload { offset: inline.len(), data });
-        let (tx, rx) = reply_channel();
-        let name = proc.name();
-        inner.transport.submit(RpcCall { xid, proc: name, inline, payload, reply_payload }, tx);
-        Pending::new(rx, name, decode, arg)
-    }
-
-    /// NULL (RFC 1813 §3.3.0): a round trip that does nothing.
+    /// NULL (RFC 1813 §3.3.0, RFC 8881 §16.1): a round trip that does nothing; over NFSv4 a
+    /// SEQUENCE-only COMPOUND, which also renews the lease.
     pub async fn null(&self) -> Result<(), ClientError> {
-        self.call(Nfs3Proc::Null, |_| {}, None, 0, decode::null, 0).await
+        match &self.inner.protocol {
+            Protocol::V3(v3) => v3.null().await,
+            Protocol::V4(s) => s.run(&crate::v4::requests::io::Renew, None, crate::v4::session::Mode::Normal).await,
+        }
     }
 
-    /// GETATTR (RFC 1813 §3.3.1).
+    /// GETATTR (RFC 1813 §3.3.1, RFC 8881 §18.7).
     pub async fn getattr(&self, fh: &FileHandle) -> Result<Attr, ClientError> {
-        let args = GetattrArgs { object: fh.0 };
-        self.call(Nfs3Proc::Getattr, |w| args.encode(w), None, 0, decode::getattr, 0).await
+        match &self.inner.protocol {
+            Protocol::V3(v3) => v3.getattr(fh).await,
+            Protocol::V4(s) => s.getattr(fh).await,
+        }
     }
 
-    /// FSINFO (RFC 1813 §3.3.19): the server's transfer sizes and properties.
+    /// FSINFO (RFC 1813 §3.3.19): the server's transfer sizes and properties. NFSv3 only (NFSv4 reads
+    /// them as attributes of the root at mount).
     pub async fn fsinfo(&self, fh: &FileHandle) -> Result<FsinfoResOk, ClientError> {
-        let args = FsinfoArgs { fsroot: fh.0 };
-        self.call(Nfs3Proc::Fsinfo, |w| args.encode(w), None, 0, decode::fsinfo, 0).await
+        match &self.inner.protocol {
+            Protocol::V3(v3) => v3.fsinfo(fh).await,
+            Protocol::V4(_) => Err(ClientError::Unsupported("FSINFO is an NFSv3 procedure".into())),
+        }
     }
 
-    /// LOOKUP (RFC 1813 §3.3.3) of `name` in `dir`; `None` when the server answers NFS3ERR_NOENT.
+    /// LOOKUP of `name` in `dir`; `None` when the server answers that it does not exist.
     pub async fn lookup(&self, dir: &FileHandle, name: &str) -> Result<Option<(FileHandle, Attr)>, ClientError> {
-        let args = LookupArgs { what: DirOpArgs3 { dir: dir.0, name: entry_name("LOOKUP", name)? } };
-        let found = self.call(Nfs3Proc::Lookup, |w| args.encode(w), None, 0, decode::lookup, 0).await?;
-        match found {
-            None => Ok(None),
-            Some((fh, Some(attr))) => Ok(Some((fh, attr))),
-            Some((fh, None)) => {
-                let attr = self.getattr(&fh).await?;
-                Ok(Some((fh, attr)))
-            }
+        match &self.inner.protocol {
+            Protocol::V3(v3) => v3.lookup(dir, name).await,
+            Protocol::V4(s) => s.lookup(dir, name).await,
         }
     }
 
@@ -109,8 +71,8 @@ impl NfsClient {
         Ok((fh, attr))
     }
 
-    /// CREATE (RFC 1813 §3.3.8) a regular file. For `Exclusive`, `mode` is set afterwards with
-    /// SETATTR, as the RFC asks (the server may keep the verifier in the attributes).
+    /// Creates a regular file (NFSv3 CREATE, RFC 1813 §3.3.8; NFSv4 OPEN with the create mode, then
+    /// CLOSE). For `Exclusive`, `mode` is set with SETATTR when the create could not carry it.
     pub async fn create(
         &self,
         dir: &FileHandle,
@@ -118,134 +80,150 @@ impl NfsClient {
         how: CreateHow,
         mode: u32,
     ) -> Result<(FileHandle, Attr), ClientError> {
-        let how3 = match how {
-            CreateHow::Unchecked => CreateHow3::Unchecked(mode_only(mode)),
-            CreateHow::Guarded => CreateHow3::Guarded(mode_only(mode)),
-            CreateHow::Exclusive(verf) => CreateHow3::Exclusive(CreateVerf3(verf)),
-        };
-        let args = CreateArgs { where_: DirOpArgs3 { dir: dir.0, name: entry_name("CREATE", name)? }, how: how3 };
-        let made = self.call(Nfs3Proc::Create, |w| args.encode(w), None, 0, decode::create, 0).await?;
-        let (fh, attr) = self.complete_new_entry("CREATE", dir, name, made).await?;
-        if matches!(how, CreateHow::Exclusive(_)) {
-            let attr = self.setattr(&fh, mode_only(mode)).await?;
-            return Ok((fh, attr));
-        }
-        Ok((fh, attr))
-    }
-
-    /// MKDIR (RFC 1813 §3.3.9).
-    pub async fn mkdir(&self, dir: &FileHandle, name: &str, mode: u32) -> Result<(FileHandle, Attr), ClientError> {
-        let args = MkdirArgs {
-            where_: DirOpArgs3 { dir: dir.0, name: entry_name("MKDIR", name)? },
-            attributes: mode_only(mode),
-        };
-        let made = self.call(Nfs3Proc::Mkdir, |w| args.encode(w), None, 0, decode::create, 0).await?;
-        self.complete_new_entry("MKDIR", dir, name, made).await
-    }
-
-    /// The handle and attributes of a new entry; RFC 1813 §3.3.8 lets the server omit either, then
-    /// LOOKUP / GETATTR fetch them.
-    async fn complete_new_entry(
-        &self,
-        proc: &'static str,
-        dir: &FileHandle,
-        name: &str,
-        made: (Option<FileHandle>, Option<Attr>),
-    ) -> Result<(FileHandle, Attr), ClientError> {
-        match made {
-            (Some(fh), Some(attr)) => Ok((fh, attr)),
-            (Some(fh), None) => {
-                let attr = self.getattr(&fh).await?;
+        match &self.inner.protocol {
+            Protocol::V3(v3) => v3.create(dir, name, how, mode).await,
+            Protocol::V4(s) => {
+                let (fh, attr, open) = s.open(dir, name, Access::ReadWrite.share_access(), Some((how, mode))).await?;
+                s.close(&open).await?;
                 Ok((fh, attr))
             }
-            (None, _) => self.lookup(dir, name).await?.ok_or_else(|| {
-                ClientError::protocol(proc, format!("{name:?} created without a handle, and LOOKUP does not find it"))
-            }),
         }
     }
 
-    /// SETATTR (RFC 1813 §3.3.2), unguarded; returns the attributes after.
-    async fn setattr(&self, fh: &FileHandle, attributes: Sattr3) -> Result<Attr, ClientError> {
-        let args = SetattrArgs { object: fh.0, new_attributes: attributes, guard: None };
-        match self.call(Nfs3Proc::Setattr, |w| args.encode(w), None, 0, decode::setattr, 0).await? {
-            Some(attr) => Ok(attr),
-            None => self.getattr(fh).await,
+    /// Opens `name` in `dir` for `access`, creating it first as `create` says (`(how, mode)`; `None`: it
+    /// must exist). NFSv3: LOOKUP, then CREATE when missing and asked. NFSv4: one OPEN (UNCHECKED4,
+    /// GUARDED4 or EXCLUSIVE4_1; no delegation wanted), the client's one open of the file that every
+    /// [`OpenFile`] clone shares. Each `open` is matched by one [`close`](Self::close).
+    pub async fn open(
+        &self,
+        dir: &FileHandle,
+        name: &str,
+        access: Access,
+        create: Option<(CreateHow, u32)>,
+    ) -> Result<(OpenFile, Attr), ClientError> {
+        match &self.inner.protocol {
+            Protocol::V3(v3) => {
+                let found = match (v3.lookup(dir, name).await?, create) {
+                    (Some(found), None | Some((CreateHow::Unchecked, _))) => found,
+                    (None, None) => {
+                        return Err(ClientError::Nfs { proc: "LOOKUP", status: nfs3_proto::NfsErr3::NoEnt })
+                    }
+                    (_, Some((how, mode))) => v3.create(dir, name, how, mode).await?,
+                };
+                Ok((OpenFile { fh: found.0, state: None }, found.1))
+            }
+            Protocol::V4(s) => {
+                let (fh, attr, state) = s.open(dir, name, access.share_access(), create).await?;
+                Ok((OpenFile { fh, state: Some(state) }, attr))
+            }
+        }
+    }
+
+    /// Done with an open: over NFSv4 the last `close` of the file sends CLOSE; over NFSv3 nothing.
+    pub async fn close(&self, file: &OpenFile) -> Result<(), ClientError> {
+        match (&self.inner.protocol, &file.state) {
+            (Protocol::V4(s), Some(state)) => s.close(state).await,
+            _ => Ok(()),
+        }
+    }
+
+    /// MKDIR (RFC 1813 §3.3.9; NFSv4 CREATE of NF4DIR, RFC 8881 §18.4).
+    pub async fn mkdir(&self, dir: &FileHandle, name: &str, mode: u32) -> Result<(FileHandle, Attr), ClientError> {
+        match &self.inner.protocol {
+            Protocol::V3(v3) => v3.mkdir(dir, name, mode).await,
+            Protocol::V4(s) => s.mkdir(dir, name, mode).await,
         }
     }
 
     /// SETATTR of the size: truncates or extends the file.
     pub async fn set_size(&self, fh: &FileHandle, size: u64) -> Result<Attr, ClientError> {
-        self.setattr(fh, Sattr3 { size: Some(size), ..Sattr3::default() }).await
+        match &self.inner.protocol {
+            Protocol::V3(v3) => v3.set_size(fh, size).await,
+            Protocol::V4(s) => s.set_size(fh, None, size).await,
+        }
     }
 
-    /// REMOVE (RFC 1813 §3.3.12) of a file.
+    /// REMOVE (RFC 1813 §3.3.12, RFC 8881 §18.25) of a file.
     pub async fn remove(&self, dir: &FileHandle, name: &str) -> Result<(), ClientError> {
-        let args = RemoveArgs { object: DirOpArgs3 { dir: dir.0, name: entry_name("REMOVE", name)? } };
-        self.call(Nfs3Proc::Remove, |w| args.encode(w), None, 0, decode::remove, 0).await
+        match &self.inner.protocol {
+            Protocol::V3(v3) => v3.remove(dir, name).await,
+            Protocol::V4(s) => s.remove(dir, name).await,
+        }
     }
 
-    /// READ (RFC 1813 §3.3.6) of at most `count` bytes (`count <= rsize()`).
-    pub async fn read(&self, fh: &FileHandle, offset: u64, count: u32) -> Result<ReadReply, ClientError> {
-        self.submit_read(fh, offset, count).await
-    }
-
-    /// WRITE (RFC 1813 §3.3.7) of `data` (`len <= wsize()`), sent without copying it.
-    pub async fn write(
+    /// READ of at most `count` bytes (`count <= rsize()`).
+    pub async fn read<'a>(
         &self,
-        fh: &FileHandle,
+        file: impl Into<FileRef<'a>>,
+        offset: u64,
+        count: u32,
+    ) -> Result<ReadReply, ClientError> {
+        self.submit_read(file, offset, count).await
+    }
+
+    /// WRITE of `data` (`len <= wsize()`), sent without copying it.
+    pub async fn write<'a>(
+        &self,
+        file: impl Into<FileRef<'a>>,
         offset: u64,
         data: Bytes,
         stable: StableHow,
     ) -> Result<WriteReply, ClientError> {
-        self.submit_write(fh, offset, data, stable).await
+        self.submit_write(file, offset, data, stable).await
     }
 
-    /// COMMIT (RFC 1813 §3.3.21) of `count` bytes from `offset` (0 and 0: the whole file); returns
-    /// the write verifier.
-    pub async fn commit(&self, fh: &FileHandle, offset: u64, count: u32) -> Result<[u8; 8], ClientError> {
-        self.submit_commit(fh, offset, count).await
+    /// COMMIT of `count` bytes from `offset` (0 and 0: the whole file); returns the write verifier.
+    pub async fn commit<'a>(
+        &self,
+        file: impl Into<FileRef<'a>>,
+        offset: u64,
+        count: u32,
+    ) -> Result<[u8; 8], ClientError> {
+        self.submit_commit(file, offset, count).await
     }
 
     /// Encodes a READ and hands it to a connection now; the returned future waits for the reply.
     /// A `count` over [`rsize`](Self::rsize) fails at once with `InvalidArgument`.
-    pub fn submit_read(&self, fh: &FileHandle, offset: u64, count: u32) -> Pending<ReadReply> {
+    pub fn submit_read<'a>(&self, file: impl Into<FileRef<'a>>, offset: u64, count: u32) -> Pending<ReadReply> {
+        let file = file.into();
         let rsize = self.rsize();
         if count > rsize {
             let detail = format!("READ of {count} bytes exceeds rsize {rsize}");
-            return Pending::failed(ClientError::InvalidArgument { proc: "READ", detail }, "READ", decode::read);
+            return Pending::refused(ClientError::InvalidArgument { proc: "READ", detail }, "READ");
         }
-        let args = ReadArgs { file: fh.0, offset, count };
-        self.call(Nfs3Proc::Read, |w| args.encode(w), None, count, decode::read, count)
+        match &self.inner.protocol {
+            Protocol::V3(v3) => v3.submit_read(file.fh, offset, count),
+            Protocol::V4(s) => s.submit_read(file.fh, file.state, offset, count),
+        }
     }
 
     /// Encodes a WRITE (data borrowed, not copied) and hands it to a connection now. More than
     /// [`wsize`](Self::wsize) bytes fail at once with `InvalidArgument`.
-    pub fn submit_write(&self, fh: &FileHandle, offset: u64, data: Bytes, stable: StableHow) -> Pending<WriteReply> {
+    pub fn submit_write<'a>(
+        &self,
+        file: impl Into<FileRef<'a>>,
+        offset: u64,
+        data: Bytes,
+        stable: StableHow,
+    ) -> Pending<WriteReply> {
+        let file = file.into();
         let wsize = self.wsize();
-        let len = match u32::try_from(data.len()) {
-            Ok(len) if len <= wsize => len,
-            _ => {
-                let detail = format!("WRITE of {} bytes exceeds wsize {wsize}", data.len());
-                let err = ClientError::InvalidArgument { proc: "WRITE", detail };
-                return Pending::failed(err, "WRITE", decode::write);
-            }
-        };
-        let file = fh.0;
-        let stable = stable.to_nfs3();
-        // WRITE3args (RFC 1813 §3.3.7) up to the data's length word; the data follows as the payload.
-        let args = move |w: &mut XdrWriter<'_>| {
-            w.put_opaque(file.as_bytes());
-            w.put_u64(offset);
-            w.put_u32(len);
-            w.put_u32(stable.as_u32());
-            w.put_u32(len);
-        };
-        self.call(Nfs3Proc::Write, args, Some(data), 0, decode::write, len)
+        if u32::try_from(data.len()).map_or(true, |len| len > wsize) {
+            let detail = format!("WRITE of {} bytes exceeds wsize {wsize}", data.len());
+            return Pending::refused(ClientError::InvalidArgument { proc: "WRITE", detail }, "WRITE");
+        }
+        match &self.inner.protocol {
+            Protocol::V3(v3) => v3.submit_write(file.fh, offset, data, stable),
+            Protocol::V4(s) => s.submit_write(file.fh, file.state, offset, data, stable),
+        }
     }
 
     /// Encodes a COMMIT and hands it to a connection now.
-    pub fn submit_commit(&self, fh: &FileHandle, offset: u64, count: u32) -> Pending<[u8; 8]> {
-        let args = CommitArgs { file: fh.0, offset, count };
-        self.call(Nfs3Proc::Commit, |w| args.encode(w), None, 0, decode::commit, 0)
+    pub fn submit_commit<'a>(&self, file: impl Into<FileRef<'a>>, offset: u64, count: u32) -> Pending<[u8; 8]> {
+        let file = file.into();
+        match &self.inner.protocol {
+            Protocol::V3(v3) => v3.submit_commit(file.fh, offset, count),
+            Protocol::V4(s) => s.submit_commit(file.fh, offset, count),
+        }
     }
 }

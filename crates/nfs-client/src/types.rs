@@ -8,30 +8,44 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 use nfs3_proto::{Fattr3, FileHandle3, Ftype3, NfsTime3};
+use nfs4_proto::NfsFh4;
 
-/// An NFSv3 file handle (`nfs_fh3`, RFC 1813 §2.6): at most 64 opaque bytes, stored inline, so a
-/// clone is a 65-byte copy and it can be hashed and kept without a lifetime.
+/// A file handle of either version: NFSv3's `nfs_fh3` (at most 64 bytes, RFC 1813 §2.6) or NFSv4's
+/// `nfs_fh4` (at most 128, RFC 8881 §4), stored inline, so it can be hashed and kept without a lifetime.
 #[derive(Clone, PartialEq, Eq, Hash, Default)]
-pub struct FileHandle(pub(crate) FileHandle3);
+pub struct FileHandle(pub(crate) NfsFh4);
 
 impl FileHandle {
-    /// A handle holding `bytes`; `None` when longer than 64 bytes (RFC 1813 §2.4 NFS3_FHSIZE).
+    /// A handle holding `bytes`; `None` when longer than 128 bytes (RFC 8881 §3.2 NFS4_FHSIZE).
     pub fn from_bytes(bytes: &[u8]) -> Option<Self> {
-        FileHandle3::new(bytes).map(FileHandle)
+        NfsFh4::new(bytes).map(FileHandle)
     }
 
     pub fn as_bytes(&self) -> &[u8] {
         self.0.as_bytes()
     }
 
-    /// The wire type, for building calls with `nfs3_proto` directly.
-    pub fn as_nfs3(&self) -> &FileHandle3 {
+    /// The NFSv3 wire type, for building calls with `nfs3_proto` directly; `None` for a handle longer
+    /// than NFSv3's 64 bytes.
+    pub fn as_nfs3(&self) -> Option<FileHandle3> {
+        FileHandle3::new(self.as_bytes())
+    }
+
+    /// The NFSv4 wire type.
+    pub fn as_nfs4(&self) -> &NfsFh4 {
         &self.0
     }
 }
 
 impl From<FileHandle3> for FileHandle {
     fn from(fh: FileHandle3) -> Self {
+        // 64 bytes always fit in 128.
+        FileHandle(NfsFh4::new(fh.as_bytes()).unwrap_or_default())
+    }
+}
+
+impl From<NfsFh4> for FileHandle {
+    fn from(fh: NfsFh4) -> Self {
         FileHandle(fh)
     }
 }

@@ -8,8 +8,19 @@
 //! - [`lease`]: when an idle client renews its lease (Linux's renewd).
 //! - [`recovery`]: what was lost (a connection, the session, the client ID) and the steps back.
 
+mod api;
+pub(crate) mod attrs;
+mod call;
+pub mod callback;
+pub(crate) mod handshake;
 pub(crate) mod lease;
+mod maintain;
+pub(crate) mod mount;
 pub(crate) mod opens;
 pub(crate) mod owner;
+mod recover;
 pub(crate) mod recovery;
+pub(crate) mod requests;
+pub(crate) mod session;
 pub(crate) mod slots;
+pub(crate) mod wire;

@@ -87,18 +87,6 @@ impl OpenFiles {
         self.files.get(fh).map_or(wanted, |e| e.access | wanted)
     }
 
-    /// True when `fh` is open with at least `wanted` access: no OPEN needs to go to the server.
-    pub(crate) fn covers(&self, fh: &FileHandle, wanted: u32) -> bool {
-        self.files.get(fh).is_some_and(|e| e.access & wanted == wanted)
-    }
-
-    /// One more user of an open that already covers its access (see [`covers`](Self::covers)).
-    pub(crate) fn share(&mut self, fh: &FileHandle) -> Option<Arc<OpenState>> {
-        let entry = self.files.get_mut(fh)?;
-        entry.users += 1;
-        Some(entry.state.clone())
-    }
-
     /// An OPEN of `fh` with `access` succeeded with `stateid`: a new open, or one more user of the
     /// existing one whose stateid is updated if later.
     pub(crate) fn opened(&mut self, fh: &FileHandle, access: u32, stateid: Stateid4) -> Arc<OpenState> {
@@ -146,15 +134,6 @@ impl OpenFiles {
             entry.state.replace(stateid);
         }
     }
-
-    /// A reclaim of `fh` failed for good: the open is lost (its users get errors on their next I/O).
-    pub(crate) fn lost(&mut self, fh: &FileHandle) -> Option<Arc<OpenState>> {
-        self.files.remove(fh).map(|e| e.state)
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.files.len()
-    }
 }
 
 #[cfg(test)]
@@ -173,13 +152,12 @@ mod tests {
     fn one_open_per_file_is_shared_and_closed_by_its_last_user() {
         let mut opens = OpenFiles::default();
         let a = opens.opened(&fh(1), SHARE_ACCESS_BOTH, sid(1, 7));
-        assert!(opens.covers(&fh(1), SHARE_ACCESS_READ));
-        let b = opens.share(&fh(1)).expect("open");
-        assert!(Arc::ptr_eq(&a, &b));
+        let b = opens.opened(&fh(1), SHARE_ACCESS_READ, sid(2, 7));
+        assert!(Arc::ptr_eq(&a, &b), "the same open");
         assert!(opens.release(&fh(1)).is_none(), "one user left");
         let last = opens.release(&fh(1)).expect("the last user closes");
-        assert_eq!(last.stateid(), sid(1, 7));
-        assert_eq!(opens.len(), 0);
+        assert_eq!(last.stateid(), sid(2, 7));
+        assert!(opens.get(&fh(1)).is_none());
         assert!(opens.release(&fh(1)).is_none());
     }
 
@@ -188,14 +166,13 @@ mod tests {
         let mut opens = OpenFiles::default();
         opens.opened(&fh(1), SHARE_ACCESS_READ, sid(1, 7));
         assert_eq!(opens.access_for(&fh(1), SHARE_ACCESS_WRITE), SHARE_ACCESS_BOTH);
-        assert!(!opens.covers(&fh(1), SHARE_ACCESS_WRITE));
         let state = opens.opened(&fh(1), SHARE_ACCESS_WRITE, sid(3, 7));
         opens.opened(&fh(1), SHARE_ACCESS_WRITE, sid(2, 7));
         assert_eq!(state.stateid(), sid(3, 7), "seqid 2 came back after 3");
-        assert!(opens.covers(&fh(1), SHARE_ACCESS_BOTH));
+        assert_eq!(opens.access_for(&fh(1), 0), SHARE_ACCESS_BOTH);
         opens.opened(&fh(1), SHARE_ACCESS_READ, sid(0, 7));
         assert_eq!(state.stateid(), sid(3, 7));
-        state.update(sid(0, 7).clone());
+        state.update(sid(0, 7));
         assert_eq!(state.stateid(), sid(3, 7));
     }
 
@@ -215,8 +192,8 @@ mod tests {
         assert_eq!(list, [Reclaim { fh: fh(1), access: 1 }, Reclaim { fh: fh(2), access: 3 }]);
         opens.reclaimed(&fh(1), sid(1, 0x55));
         assert_eq!(one.stateid(), sid(1, 0x55), "a new open state after the restart");
-        assert!(opens.lost(&fh(2)).is_some());
-        assert_eq!(opens.len(), 1);
+        opens.reclaimed(&fh(3), sid(1, 0x66));
+        assert_eq!(opens.to_reclaim().len(), 2, "a reclaim of a file not open adds nothing");
     }
 
     #[test]

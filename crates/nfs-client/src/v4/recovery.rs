@@ -82,21 +82,27 @@ pub(crate) enum Next {
 pub(crate) struct Recovery {
     loss: Loss,
     at: usize,
+    /// Failed attempts of the current step.
     attempts: u32,
+    failed: Option<(Step, NfsErr4)>,
 }
 
 impl Recovery {
     pub(crate) fn new(loss: Loss) -> Self {
-        Recovery { loss, at: 0, attempts: 0 }
+        Recovery { loss, at: 0, attempts: 0, failed: None }
     }
 
     pub(crate) fn loss(&self) -> Loss {
         self.loss
     }
 
-    /// The step to run now.
+    /// The step to run now (after a back-off when it failed before), or how the recovery ended.
     pub(crate) fn next(&self) -> Next {
+        if let Some((step, e)) = self.failed {
+            return Next::Failed(step, e);
+        }
         match self.loss.steps().get(self.at) {
+            Some(&step) if self.attempts > 0 => Next::RetryAfter(step, self.attempts - 1),
             Some(&step) => Next::Run(step),
             None => Next::Recovered,
         }
@@ -112,7 +118,7 @@ impl Recovery {
 
     /// The current step ended with `outcome`.
     pub(crate) fn step_ended(&mut self, outcome: StepOutcome) -> Next {
-        let Some(&step) = self.loss.steps().get(self.at) else { return Next::Recovered };
+        let Some(&step) = self.loss.steps().get(self.at).filter(|_| self.failed.is_none()) else { return self.next() };
         match outcome {
             StepOutcome::Done => {
                 self.at += 1;
@@ -121,7 +127,7 @@ impl Recovery {
             }
             StepOutcome::NoReply | StepOutcome::Refused(NfsErr4::Delay) => {
                 self.attempts += 1;
-                Next::RetryAfter(step, self.attempts - 1)
+                self.next()
             }
             StepOutcome::Refused(e) => match lost_by(step, e) {
                 // A loss found after the first step (the session just made is gone again) restarts too.
@@ -129,7 +135,10 @@ impl Recovery {
                     *self = Recovery::new(worse.max(self.loss));
                     self.next()
                 }
-                _ => Next::Failed(step, e),
+                _ => {
+                    self.failed = Some((step, e));
+                    self.next()
+                }
             },
         }
     }
@@ -212,6 +221,7 @@ mod tests {
     fn delay_and_lost_connections_retry_the_step_with_a_growing_back_off() {
         let mut r = Recovery::new(Loss::Session);
         assert_eq!(r.step_ended(StepOutcome::NoReply), Next::RetryAfter(Step::CreateSession, 0));
+        assert_eq!(r.next(), Next::RetryAfter(Step::CreateSession, 0), "the back-off is remembered");
         assert_eq!(r.step_ended(StepOutcome::Refused(NfsErr4::Delay)), Next::RetryAfter(Step::CreateSession, 1));
         assert_eq!(r.step_ended(StepOutcome::Done), Next::Run(Step::BindConnections));
         assert_eq!(r.step_ended(StepOutcome::NoReply), Next::RetryAfter(Step::BindConnections, 0));
@@ -235,6 +245,7 @@ mod tests {
     fn other_refusals_fail_the_recovery_naming_the_step() {
         let mut r = Recovery::new(Loss::ClientId);
         assert_eq!(r.step_ended(StepOutcome::Refused(NfsErr4::Perm)), Next::Failed(Step::ExchangeId, NfsErr4::Perm));
+        assert_eq!(r.next(), Next::Failed(Step::ExchangeId, NfsErr4::Perm), "and stays failed");
         let mut s = Recovery::new(Loss::Session);
         assert_eq!(
             s.step_ended(StepOutcome::Refused(NfsErr4::BadSession)),

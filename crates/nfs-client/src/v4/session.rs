@@ -1,0 +1,307 @@
+//! [`Session`]: one NFSv4 mount at run time — its connections (one transport each, so a call and a
+//! BIND_CONN_TO_SESSION can go on a chosen one), the session's state behind one lock (client ID,
+//! session ID, the slot table, the lease, a recovery in progress), and the sending of a COMPOUND on a
+//! slot. The retry loop is in `call.rs`, the recovery in `recover.rs`, the timers in `maintain.rs`.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+
+use nfs4_proto::{ClientId4, NfsErr4, NfsResOp, OpNum4, SequenceArgs, SessionId4};
+use tokio::sync::{watch, Notify};
+
+use super::handshake::SessionRequest;
+use super::lease::Lease;
+use super::opens::{OpenFiles, OpenState};
+use super::owner::ClientIdentity;
+use super::recovery::Recovery;
+use super::slots::{SequenceOutcome, SlotLease, SlotTable, Verdict};
+use super::wire::{self, Encoded};
+use crate::encode::CallEncoder;
+use crate::error::ClientError;
+use crate::transport::{reply_channel, ReplyReceiver, RpcReply, RpcTransport};
+
+/// One connection of the mount: its own transport, so calls can be addressed to it.
+#[derive(Debug)]
+pub(crate) struct Conn {
+    pub(crate) transport: Box<dyn RpcTransport>,
+    pub(crate) addr: SocketAddr,
+    /// The transport's reconnection count last seen: a change means the connection was replaced.
+    pub(crate) seen_reconnects: AtomicU64,
+}
+
+/// Who may take a slot: ordinary calls wait while a recovery drains the table; the recovery's own
+/// calls (reclaims, RECLAIM_COMPLETE) do not, as Linux's privileged tasks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Normal,
+    Recovery,
+}
+
+/// The state of the session, behind [`Session::state`].
+#[derive(Debug)]
+pub(crate) struct State {
+    pub(crate) clientid: ClientId4,
+    /// `csa_sequence` of the next CREATE_SESSION (RFC 8881 §18.36.3).
+    pub(crate) cs_sequence: u32,
+    pub(crate) sessionid: SessionId4,
+    /// Counts sessions: a reply from an older one does not touch the new slot table.
+    pub(crate) generation: u64,
+    pub(crate) slots: SlotTable,
+    pub(crate) lease: Lease,
+    pub(crate) recovery: Option<Recovery>,
+    /// Counts recoveries and escalations, so a step's outcome is not applied to a ladder restarted meanwhile.
+    pub(crate) recovery_epoch: u64,
+    /// The recovery failed for good: every call fails with this.
+    pub(crate) failed: Option<String>,
+    /// When the connections were last bound again for a callback path the server said was down.
+    pub(crate) last_rebind: Option<Instant>,
+}
+
+/// A COMPOUND carried on a session: SEQUENCE first, then the request's operations.
+pub(crate) trait Compound: Send + Sync + 'static {
+    type Output: Send + 'static;
+    /// The name of the call in errors and logs ("READ", "OPEN").
+    fn name(&self) -> &'static str;
+    /// RFC 8881 §2.10.6.1.3 `sa_cachethis`: keep the reply for a retry (the calls that are not
+    /// idempotent, as Linux asks for OPEN, CLOSE, CREATE, REMOVE and SETATTR).
+    fn cache_this(&self) -> bool {
+        false
+    }
+    /// The whole COMPOUND, `seq` first.
+    fn encode(&self, session: &Session, seq: SequenceArgs) -> Encoded;
+    /// What the reply's SEQUENCE said and the request's result, or the operation and status that ended it.
+    fn decode(&self, session: &Session, reply: &RpcReply, ops: &[OpNum4])
+        -> Result<Decoded<Self::Output>, ClientError>;
+    /// The open whose stateid the request carries: revoked state is opened again and the call resent.
+    fn open(&self) -> Option<&Arc<OpenState>> {
+        None
+    }
+}
+
+/// A decoded reply.
+#[derive(Debug)]
+pub(crate) struct Decoded<T> {
+    pub(crate) sequence: Option<SequenceOutcome>,
+    /// The result, or the failed operation and its status (`None`: the COMPOUND ended before any).
+    pub(crate) outcome: Result<T, Option<(OpNum4, NfsErr4)>>,
+}
+
+/// Decodes a reply with [`wire::decode`]; `read` gets the results after SEQUENCE when all succeeded.
+pub(crate) fn decode_with<T>(
+    proc: &'static str,
+    reply: &RpcReply,
+    ops: &[OpNum4],
+    read: impl FnOnce(&[NfsResOp<'_>]) -> Result<T, ClientError>,
+) -> Result<Decoded<T>, ClientError> {
+    let res = wire::decode(proc, &reply.record, ops)?;
+    let sequence = wire::sequence_outcome(&res.resarray);
+    let outcome = match wire::failure(&res) {
+        Some(failed) => Err(Some(failed)),
+        None if res.resarray.len() < ops.len() => Err(None),
+        None => Ok(read(res.resarray.get(1..).unwrap_or(&[]))?),
+    };
+    Ok(Decoded { sequence, outcome })
+}
+
+/// A COMPOUND sent on a slot, until its reply is settled.
+#[derive(Debug)]
+pub(crate) struct InFlight {
+    pub(crate) rx: Option<ReplyReceiver>,
+    pub(crate) guard: SlotGuard,
+    pub(crate) sent_at: Instant,
+    pub(crate) ops: Vec<OpNum4>,
+    /// The open stateid's `other` the call carried, if any.
+    pub(crate) stateid_other: Option<[u8; 12]>,
+}
+
+/// Holds a slot for a call; dropped unsettled (the caller stopped waiting), it gives the slot back as
+/// unanswered, so the slot's next call moves on to the next sequence id.
+#[derive(Debug)]
+pub(crate) struct SlotGuard {
+    pub(crate) session: Arc<Session>,
+    pub(crate) lease: SlotLease,
+    pub(crate) generation: u64,
+    pub(crate) armed: bool,
+}
+
+impl Drop for SlotGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            self.session.abandon(self.lease.slotid, self.generation);
+        }
+    }
+}
+
+/// One NFSv4 mount at run time.
+#[derive(Debug)]
+pub(crate) struct Session {
+    pub(crate) conns: Vec<Conn>,
+    next_conn: AtomicUsize,
+    pub(crate) encoder: CallEncoder,
+    pub(crate) minor: u32,
+    pub(crate) identity: ClientIdentity,
+    /// What CREATE_SESSION asks, again at every recovery.
+    pub(crate) request: SessionRequest,
+    /// Slots the client wants: its calls in flight.
+    pub(crate) wanted_slots: u32,
+    pub(crate) state: Mutex<State>,
+    /// Woken when a slot is freed, the server's target changes, or a recovery ends.
+    pub(crate) changed: Notify,
+    pub(crate) opens: Mutex<OpenFiles>,
+    /// The client answers callbacks on its connections (a handler is registered with the transport).
+    pub(crate) callbacks_answered: bool,
+    pub(crate) closed: AtomicBool,
+    pub(crate) stop: watch::Sender<bool>,
+}
+
+impl Session {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        conns: Vec<Conn>,
+        encoder: CallEncoder,
+        minor: u32,
+        identity: ClientIdentity,
+        request: SessionRequest,
+        wanted_slots: u32,
+        state: State,
+        callbacks_answered: bool,
+    ) -> Self {
+        Session {
+            conns,
+            next_conn: AtomicUsize::new(0),
+            encoder,
+            minor,
+            identity,
+            request,
+            wanted_slots,
+            state: Mutex::new(state),
+            changed: Notify::new(),
+            opens: Mutex::new(OpenFiles::default()),
+            callbacks_answered,
+            closed: AtomicBool::new(false),
+            stop: watch::channel(false).0,
+        }
+    }
+
+    pub(crate) fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn opens(&self) -> MutexGuard<'_, OpenFiles> {
+        self.opens.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The connections round-robin, as the Linux client spreads calls over `nconnect` transports.
+    fn pick(&self) -> &Conn {
+        let i = self.next_conn.fetch_add(1, Relaxed) % self.conns.len().max(1);
+        &self.conns[i]
+    }
+
+    /// Takes a slot and sends `req` on it at once, or `None` when no slot is free now (or the table
+    /// drains for a recovery). Fails when the mount is closed or its state is lost for good.
+    pub(crate) fn try_send<R: Compound>(
+        self: &Arc<Self>,
+        req: &R,
+        mode: Mode,
+    ) -> Result<Option<InFlight>, ClientError> {
+        let taken = {
+            let mut st = self.state();
+            if self.closed.load(Relaxed) {
+                return Err(ClientError::Closed { proc: req.name() });
+            }
+            if let Some(why) = &st.failed {
+                return Err(ClientError::Recovery(why.clone()));
+            }
+            let lease = match mode {
+                Mode::Normal => st.slots.acquire(),
+                Mode::Recovery => st.slots.acquire_privileged(),
+            };
+            lease.map(|lease| (lease, st.generation, st.sessionid))
+        };
+        Ok(taken.map(|(lease, generation, sessionid)| self.send_on(req, lease, generation, sessionid)))
+    }
+
+    /// [`try_send`](Self::try_send), waiting for a slot.
+    pub(crate) async fn send<R: Compound>(self: &Arc<Self>, req: &R, mode: Mode) -> Result<InFlight, ClientError> {
+        loop {
+            let notified = self.changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if let Some(flight) = self.try_send(req, mode)? {
+                return Ok(flight);
+            }
+            notified.await;
+        }
+    }
+
+    /// Sends `req` again on the slot it still holds (a retry with the sequence id the table gave);
+    /// `None` when the session changed meanwhile and the call must take a new slot.
+    pub(crate) fn resend<R: Compound>(self: &Arc<Self>, req: &R, guard: &mut SlotGuard) -> Option<InFlight> {
+        let (lease, sessionid) = {
+            let st = self.state();
+            if st.generation != guard.generation || self.closed.load(Relaxed) {
+                guard.armed = false;
+                return None;
+            }
+            (st.slots.lease_again(guard.lease.slotid), st.sessionid)
+        };
+        guard.armed = false;
+        Some(self.send_on(req, lease, guard.generation, sessionid))
+    }
+
+    fn send_on<R: Compound>(
+        self: &Arc<Self>,
+        req: &R,
+        lease: SlotLease,
+        generation: u64,
+        sessionid: SessionId4,
+    ) -> InFlight {
+        let seq = SequenceArgs {
+            sessionid,
+            sequenceid: lease.seqid,
+            slotid: lease.slotid,
+            highest_slotid: lease.highest_slotid,
+            cachethis: req.cache_this(),
+        };
+        let stateid_other = req.open().map(|s| s.stateid().other);
+        let Encoded { call, ops } = req.encode(self, seq);
+        let (tx, rx) = reply_channel();
+        let sent_at = Instant::now();
+        self.pick().transport.submit(call, tx);
+        let guard = SlotGuard { session: self.clone(), lease, generation, armed: true };
+        InFlight { rx: Some(rx), guard, sent_at, ops, stateid_other }
+    }
+
+    /// The reply to the call on `guard`'s slot came back with this SEQUENCE outcome.
+    pub(crate) fn settle(&self, guard: &mut SlotGuard, outcome: SequenceOutcome) -> Verdict {
+        let verdict = {
+            let mut st = self.state();
+            if st.generation != guard.generation {
+                // A reply from a session since replaced: the slot is gone with its table.
+                guard.armed = false;
+                return match outcome {
+                    SequenceOutcome::Ok { status_flags, .. } => Verdict::Done { status_flags },
+                    SequenceOutcome::Failed(_) => Verdict::RetryNewSlot,
+                };
+            }
+            st.slots.on_reply(guard.lease.slotid, outcome)
+        };
+        // The slot stays held only for a retry on it.
+        guard.armed = matches!(verdict, Verdict::RetrySameSlot { .. });
+        self.changed.notify_waiters();
+        verdict
+    }
+
+    /// The call on `slotid` of session `generation` ended without a reply.
+    pub(crate) fn abandon(&self, slotid: u32, generation: u64) {
+        {
+            let mut st = self.state();
+            if st.generation == generation {
+                st.slots.abandon(slotid);
+            }
+        }
+        self.changed.notify_waiters();
+    }
+}

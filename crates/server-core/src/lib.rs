@@ -5,9 +5,17 @@
 //!
 //! - **Record in, reply out** ([`RecordHandler`]): a front end delivers one complete RPC call record
 //!   (its own framing removed: record marking, RDMA chunks) with the [`nfs_server::ConnectionInfo`] of
-//!   the connection it came on, and sends the [`nfs_server::Reply`] back, if any, in its own framing.
-//!   [`nfs_server::Server`] is the handler in production; tests plug in their own. [`run_contained`]
-//!   is how both front ends call it: a panicking handler costs that call, not the connection.
+//!   the connection it came on (its [`nfs_server::ConnectionId`] given at accept), and sends the
+//!   [`nfs_server::Reply`] back, if any, in its own framing. [`nfs_server::Server`] is the handler in
+//!   production; tests plug in their own. [`run_contained`] is how both front ends call it: a
+//!   panicking handler costs that call, not the connection.
+//! - **The backchannel** ([`BackChannel`]): calls from the server to a client on the client's own
+//!   connection (NFSv4.1 callbacks). Front ends register each connection at accept with a
+//!   [`BackwardSender`] and remove it at close; the service calls [`BackChannel::send_call`] (the
+//!   [`nfs_server::BackwardCalls`] it sees), refused with a typed [`nfs_server::BackChannelError`] when
+//!   the connection is gone, cannot carry calls, or holds [`MAX_BACKWARD_QUEUED`] already. Front ends
+//!   tell an incoming REPLY from a CALL by its message type ([`Direction`]) and hand it to
+//!   [`RecordHandler::handle_reply`] ([`reply_contained`]): never executed, never answered.
 //! - **Where calls run** ([`Execution`], chosen by the operator, resolved against the handler into a
 //!   [`CallMode`] by [`CallMode::resolve`]): inline on the connection's task, one task per call, or
 //!   the blocking pool for handlers that may wait on a disk.
@@ -19,12 +27,14 @@
 //!
 //! Nothing here does I/O: no sockets, no queue pairs, no runtime.
 
+mod backchannel;
 mod execution;
 mod handler;
 mod limits;
 
+pub use backchannel::{BackChannel, BackwardSender, Registration, MAX_BACKWARD_QUEUED};
 pub use execution::{CallMode, Execution};
-pub use handler::{run_contained, RecordHandler};
+pub use handler::{reply_contained, run_contained, Direction, RecordHandler};
 pub use limits::{
     ConnectionLimits, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_IN_FLIGHT_BYTES,
     DEFAULT_MAX_IN_FLIGHT_REQUESTS, DEFAULT_MAX_SERVER_IN_FLIGHT_BYTES, DEFAULT_PARTIAL_RECORD_TIMEOUT,

@@ -3,7 +3,9 @@
 //! The listener is served on the caller's task; each request is answered on its own task (a slow peer
 //! holds up nobody): the peer's private data gives the inline thresholds (none or invalid → 1024 each
 //! way), we accept with our own private data, a queue pair sized for our credits, an initiator depth
-//! within the peer's responder resources, and `credits` receives posted before the peer can send.
+//! within the peer's responder resources, and `credits` receives (and `backward_credits` more, for the
+//! replies to our backward calls) posted before the peer can send. A connection registers in the
+//! server's backchannel, when it has one, for as long as it lives.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::atomic::Ordering::Relaxed;
@@ -13,10 +15,11 @@ use std::time::Duration;
 use nfs_server::{ConnectionId, ConnectionInfo, TransportKind};
 use rdma::{Incoming, Listener, RdmaError};
 use rpcrdma_proto::effective_thresholds;
-use server_core::{CallMode, RecordHandler};
+use server_core::{BackChannel, CallMode, RecordHandler};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use crate::backward::Backward;
 use crate::buffers::BufferPool;
 use crate::config::RdmaServerConfig;
 use crate::connection::{Connection, Setup};
@@ -34,6 +37,8 @@ pub(crate) struct Shared<H: RecordHandler> {
     pub local: SocketAddr,
     /// Call buffers reused across connections.
     pub pool: Arc<BufferPool>,
+    /// Where connections register to carry backward calls, if anywhere.
+    pub back_channel: Option<Arc<BackChannel>>,
 }
 
 /// Accepts until `shutdown` completes or the listener fails, then tells every connection to finish and
@@ -106,7 +111,7 @@ async fn handshake<H: RecordHandler>(incoming: Box<dyn Incoming>, shared: &Share
     let thresholds = effective_thresholds(config.thresholds(), Some(incoming.private_data()));
     let qp_config = config.qp_config(incoming.peer_responder_resources());
     let ours = config.private_data().encode();
-    let qp = match incoming.accept_with_recvs(qp_config, &ours, config.credits).await {
+    let qp = match incoming.accept_with_recvs(qp_config, &ours, config.receives()).await {
         Ok(qp) => qp,
         Err(err) => {
             shared.stats.handshake_failures.fetch_add(1, Relaxed);
@@ -137,5 +142,11 @@ async fn handshake<H: RecordHandler>(incoming: Box<dyn Incoming>, shared: &Share
     let setup =
         Setup { info: info_for_handler, mode: shared.mode, config, send_limit: thresholds.send as usize, read_depth };
     let shares = (Arc::clone(&shared.handler), Arc::clone(&shared.stats), Arc::clone(&shared.pool));
-    Some(Connection::new(qp, setup, config.credits, shares))
+    let backward = Backward::new(
+        shared.back_channel.as_ref(),
+        info_for_handler.id,
+        config.backward_credits,
+        thresholds.send as usize,
+    );
+    Some(Connection::new(qp, setup, config.receives(), backward, shares))
 }

@@ -11,7 +11,7 @@ use bytes::Bytes;
 use nfs_server::Reply;
 use rdma::{Access, MemoryRegion, RegBuf};
 use rpcrdma_proto::{peek, RdmaBody, RdmaErrorBody, RdmaHeader};
-use server_core::{run_contained, CallMode, RecordHandler};
+use server_core::{run_contained, CallMode, Direction, RecordHandler};
 use xdr::XdrEncode;
 
 use crate::assemble;
@@ -28,6 +28,7 @@ impl<H: RecordHandler> Connection<H> {
                 let inline = message.slice_ref(inline);
                 self.start_call(header, inline);
             }
+            Inbound::BackwardReply { header, reply } => self.take_reply(header.xid, header.credits, reply),
             Inbound::Answer { header, why } => self.send_error(header, requested, &why),
             Inbound::Ignore { why } => {
                 tracing::debug!(peer = %self.setup.info.peer, why = %why, "message dropped");
@@ -101,6 +102,14 @@ impl<H: RecordHandler> Connection<H> {
             self.calls.remove(&id);
             return; // The connection is going down: nobody would get the reply.
         }
+        // A reply sent as a Long Message (its RPC REPLY in a position-zero Read chunk) is known as one
+        // only now: it is taken as a backward reply, never run.
+        if Direction::of(&record) == Direction::Reply {
+            if let Some(call) = self.calls.remove(&id) {
+                self.take_reply(call.xid, call.requested, &record);
+            }
+            return self.recycle(pooled.then_some(record));
+        }
         self.stats.calls.fetch_add(1, Relaxed);
         let (handler, info) = (Arc::clone(&self.handler), self.setup.info);
         match self.setup.mode {
@@ -166,8 +175,9 @@ impl<H: RecordHandler> Connection<H> {
             let work = Work::Write { region: region.clone(), offset: push.offset, remote: push.remote };
             self.queue.push(WrTag::new(WrKind::Write, id), work);
         }
-        // RFC 8166 §3.3.1: every reply grants credits; never 0, never more than the receives posted.
-        let credits = self.grant.grant(call.requested, self.posted);
+        // RFC 8166 §3.3.1: every reply grants credits; never 0, never more than the receives posted for
+        // calls (those kept for backward replies left out).
+        let credits = self.grant.grant(call.requested, self.forward_posted());
         let header = if nomsg {
             RdmaHeader::nomsg(call.xid, credits, chunks)
         } else {
@@ -186,7 +196,7 @@ impl<H: RecordHandler> Connection<H> {
     }
 
     fn send_error(&mut self, mut header: RdmaHeader, requested: u32, why: &str) {
-        header.credits = self.grant.grant(requested, self.posted);
+        header.credits = self.grant.grant(requested, self.forward_posted());
         let counter = if is_err_vers(&header) { &self.stats.err_vers_sent } else { &self.stats.err_chunk_sent };
         counter.fetch_add(1, Relaxed);
         tracing::info!(peer = %self.setup.info.peer, xid = header.xid, why, "answering with RDMA_ERROR");

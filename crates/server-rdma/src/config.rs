@@ -17,6 +17,11 @@ pub const MAX_CREDITS: u32 = 1024;
 /// RDMA Reads we issue at once at most (knfsd's `sc_ord` default), further bounded by the peer's
 /// responder resources.
 pub const MAX_INITIATOR_DEPTH: u8 = 16;
+/// Most backward calls outstanding per connection that may be configured.
+pub const MAX_BACKWARD_CREDITS: u32 = 16;
+/// Backward calls outstanding per connection by default: knfsd's (`sc_max_bc_requests`, 2). An
+/// NFSv4.1 client offers one or a few backchannel slots.
+pub const DEFAULT_BACKWARD_CREDITS: u32 = 2;
 
 /// Settings of an [`RdmaServer`](crate::RdmaServer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +39,10 @@ pub struct RdmaServerConfig {
     pub max_connections: usize,
     /// Where calls are executed (as for the TCP front end).
     pub execution: Execution,
+    /// Backward calls (server to client, RFC 8167: NFSv4.1 callbacks) outstanding per connection at
+    /// most, asked for in each of them; as many receives are posted beyond `credits` for their replies.
+    /// 0..=[`MAX_BACKWARD_CREDITS`]; 0: connections carry no backward calls.
+    pub backward_credits: u32,
     /// How long a connection may take, after shutdown is asked for, to finish its calls.
     pub shutdown_grace: Duration,
 }
@@ -46,6 +55,7 @@ impl Default for RdmaServerConfig {
             max_chunk_bytes: DEFAULT_MAX_CHUNK_BYTES,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             execution: Execution::Auto,
+            backward_credits: DEFAULT_BACKWARD_CREDITS,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
         }
     }
@@ -59,7 +69,15 @@ impl RdmaServerConfig {
         self.inline_size = inline - inline % 1024;
         self.max_chunk_bytes = self.max_chunk_bytes.max(u64::from(MIN_INLINE_SIZE));
         self.max_connections = self.max_connections.max(1);
+        self.backward_credits = self.backward_credits.min(MAX_BACKWARD_CREDITS);
         self
+    }
+
+    /// Receives posted per connection: one per credit for the client's calls, and one per backward
+    /// credit for the client's replies to our calls (RFC 8167 §4: a server posts receives for the
+    /// replies to its backward calls, so they never take a forward credit's receive).
+    pub fn receives(&self) -> u32 {
+        self.credits.saturating_add(self.backward_credits)
     }
 
     /// Our own inline thresholds, before the peer's private data lowers them.
@@ -85,12 +103,13 @@ impl RdmaServerConfig {
     }
 
     /// The queue pair of one connection whose peer offers `peer_responder_resources`: receives of our
-    /// inline size, one per credit; room for a reply's Writes and Send per credit plus Reads; every RDMA
-    /// Read and Write is ours, so we ask for no responder resources.
+    /// inline size, one per credit and per backward credit ([`receives`](Self::receives)); room for a
+    /// reply's Writes and Send per credit plus Reads; every RDMA Read and Write is ours, so we ask for no
+    /// responder resources.
     pub fn qp_config(&self, peer_responder_resources: u8) -> QpConfig {
         QpConfig {
             recv_size: self.inline_size,
-            max_recv: self.credits,
+            max_recv: self.receives(),
             max_send: self.credits.saturating_mul(4).clamp(64, 4096),
             initiator_depth: MAX_INITIATOR_DEPTH.min(peer_responder_resources),
             responder_resources: 0,
@@ -128,6 +147,16 @@ mod tests {
         assert_eq!(config.qp_config(4).initiator_depth, 4);
         assert_eq!(config.qp_config(200).initiator_depth, 16);
         let qp = config.qp_config(16);
-        assert_eq!((qp.recv_size, qp.max_recv, qp.responder_resources), (4096, 64, 0));
+        assert_eq!((qp.recv_size, qp.max_recv, qp.responder_resources), (4096, 64 + 2, 0));
+    }
+
+    #[test]
+    fn receives_cover_the_forward_credits_and_the_replies_to_backward_calls() {
+        let config = RdmaServerConfig { credits: 8, backward_credits: 3, ..Default::default() }.sanitized();
+        assert_eq!(config.receives(), 11);
+        let none = RdmaServerConfig { backward_credits: 0, ..Default::default() }.sanitized();
+        assert_eq!(none.receives(), none.credits);
+        let many = RdmaServerConfig { backward_credits: 1000, ..Default::default() }.sanitized();
+        assert_eq!(many.backward_credits, MAX_BACKWARD_CREDITS);
     }
 }

@@ -2,7 +2,8 @@
 //! calls finishing on other threads, and to shutdown.
 //!
 //! Receives are reposted as they are consumed, so `credits` stay posted and every reply can grant them
-//! (RFC 8166 §3.3.1). A call runs through [`crate::calls`]: its Read chunks are pulled, the handler runs
+//! (RFC 8166 §3.3.1), and `backward_credits` more for the client's replies to our backward calls
+//! (RFC 8167, [`crate::backward`]), which arrive among its calls and are told apart by `inbound`. A call runs through [`crate::calls`]: its Read chunks are pulled, the handler runs
 //! (inline, on a task, or on the blocking pool), and the reply's Writes and Send are queued back to back.
 //! Any failed work request, a peer past its credits, or a message without an xid breaks this connection
 //! only: it is disconnected, its outstanding requests flush, and the task ends when the provider reports
@@ -23,6 +24,7 @@ use tokio::sync::watch;
 use tokio::task::{JoinError, JoinSet};
 use tokio::time::{sleep_until, Instant};
 
+use crate::backward::Backward;
 use crate::buffers::BufferPool;
 use crate::config::RdmaServerConfig;
 use crate::stats::RdmaTransportStats;
@@ -76,6 +78,8 @@ pub(crate) struct Connection<H: RecordHandler> {
     pub(crate) next_call: u64,
     pub(crate) queue: WorkQueue,
     pub(crate) pending: JoinSet<Executed>,
+    /// Calls to the client (RFC 8167): the ones handed over, the client's grant, the replies owed.
+    pub(crate) backward: Backward,
     /// Set once the connection is being torn down (why, for the log), with the time to give up.
     pub(crate) ending: Option<(String, Instant)>,
     /// An error broke the connection (logged and counted once).
@@ -86,17 +90,21 @@ pub(crate) struct Connection<H: RecordHandler> {
 enum Event {
     Completions(Result<Vec<Completion>, RdmaError>),
     Executed(Result<Executed, JoinError>),
+    /// The service handed over a backward call, and the client's grant has room for it.
+    Backward(Vec<u8>),
     Shutdown,
     GraceOver,
     GiveUp,
 }
 
 impl<H: RecordHandler> Connection<H> {
-    /// A connection whose queue pair was accepted with `posted` receives.
+    /// A connection whose queue pair was accepted with `posted` receives, carrying backward calls as
+    /// `backward` says.
     pub(crate) fn new(
         qp: Box<dyn QueuePair>,
         setup: Setup,
         posted: u32,
+        backward: Backward,
         (handler, stats, pool): (Arc<H>, Arc<RdmaTransportStats>, Arc<BufferPool>),
     ) -> Self {
         let config = setup.config;
@@ -116,6 +124,7 @@ impl<H: RecordHandler> Connection<H> {
             sent: HashMap::new(),
             next_call: 1,
             pending: JoinSet::new(),
+            backward,
             ending: None,
             broken: false,
             closing: false,
@@ -153,16 +162,19 @@ impl<H: RecordHandler> Connection<H> {
                 self.end_orderly("shutdown");
             }
             let give_up = self.ending.as_ref().map(|(_, at)| *at);
+            let takes_backward = self.accepting() && self.backward.can_send();
             let event = {
                 let qp = &*self.qp;
                 let waiting = !self.pending.is_empty();
                 let pending = &mut self.pending;
+                let backward = &mut self.backward;
                 tokio::select! {
                     polled = poll_fn(|cx| {
                         let mut out = Vec::new();
                         qp.poll_completions(cx, &mut out).map(|r| r.map(|()| out))
                     }) => Event::Completions(polled),
                     Some(done) = pending.join_next(), if waiting => Event::Executed(done),
+                    record = backward.next(), if takes_backward => Event::Backward(record),
                     _ = shutdown.changed(), if !self.closing => Event::Shutdown,
                     () = sleep_until(grace_over), if self.closing && self.ending.is_none() => Event::GraceOver,
                     () = sleep_until(give_up.unwrap_or(grace_over)), if give_up.is_some() => Event::GiveUp,
@@ -180,6 +192,7 @@ impl<H: RecordHandler> Connection<H> {
                 Event::Executed(Err(err)) => {
                     tracing::error!(peer = %self.setup.info.peer, error = %err, "RPC call task lost");
                 }
+                Event::Backward(record) => self.send_backward(record),
                 Event::Shutdown => {
                     self.closing = true;
                     grace_over = Instant::now() + self.setup.config.shutdown_grace;

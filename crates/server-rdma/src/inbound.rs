@@ -1,10 +1,12 @@
-//! What a received message is, sans I/O: a call to serve, a header to answer with RDMA_ERROR, one to
-//! drop, or one that leaves nothing to answer (no xid), which closes the connection.
+//! What a received message is, sans I/O: a call to serve, the client's reply to one of our backward
+//! calls, a header to answer with RDMA_ERROR, one to drop, or one that leaves nothing to answer (no
+//! xid), which closes the connection.
 
 use rpcrdma_proto::{
-    error_reply, peek, validate_call, version_error_reply, ChunkPolicy, DecodeLimits, RdmaErrorBody, RdmaHeader,
-    RpcRdmaError,
+    error_reply, peek, validate_call, version_error_reply, ChunkPolicy, DecodeLimits, RdmaBody, RdmaErrorBody,
+    RdmaHeader, RpcRdmaError,
 };
+use server_core::Direction;
 
 /// The verdict on one received message.
 #[derive(Debug)]
@@ -12,6 +14,9 @@ pub(crate) enum Inbound<'a> {
     /// A call whose header decoded and whose chunks passed [`validate_call`]: `inline` is what followed
     /// the header (the reduced RPC call of an RDMA_MSG, normally nothing for RDMA_NOMSG).
     Call { header: RdmaHeader, inline: &'a [u8] },
+    /// The client's reply to a backward call (RFC 8167): RDMA_MSG without chunks carrying an RPC REPLY
+    /// with the header's xid. Never executed; it takes no forward credit.
+    BackwardReply { header: RdmaHeader, reply: &'a [u8] },
     /// Answer with this RDMA_ERROR (its credit field is filled in when it is sent).
     Answer { header: RdmaHeader, why: String },
     /// Send nothing (RDMA_DONE, an RDMA_ERROR sent to us).
@@ -34,6 +39,16 @@ pub(crate) fn classify<'a>(message: &'a [u8], limits: &DecodeLimits, policy: &Ch
         Ok(decoded) => decoded,
         Err(err) => return refuse(message, &err),
     };
+    // RFC 8167 §5: the RPC message type tells a backward reply from a call (as Linux's
+    // svc_rdma_is_reverse_direction_reply: RDMA_MSG, no chunks, the same xid in both headers).
+    if Direction::of(inline) == Direction::Reply {
+        return match &header.body {
+            RdmaBody::Msg(chunks) if chunks.is_empty() && inline.get(..4) == Some(&header.xid.to_be_bytes()[..]) => {
+                Inbound::BackwardReply { header, reply: inline }
+            }
+            _ => Inbound::Ignore { why: "an RPC reply with chunks, or under another xid".into() },
+        };
+    }
     // RFC 8166 §4.5.3: chunks the responder cannot or will not use are ERR_CHUNK.
     if let Err(err) = validate_call(&header, inline.len(), policy) {
         return refuse(message, &err);
@@ -117,6 +132,26 @@ mod tests {
         assert_eq!(error_body(&classify_default(&message)), Some((3, RdmaErrorBody::Chunk)));
         let message = encoded(&RdmaHeader::nomsg(4, 1, ChunkLists::default()), &[]);
         assert_eq!(error_body(&classify_default(&message)), Some((4, RdmaErrorBody::Chunk)));
+    }
+
+    #[test]
+    fn an_rpc_reply_without_chunks_is_a_backward_reply_never_a_call() {
+        let mut reply = 9u32.to_be_bytes().to_vec();
+        reply.extend([0, 0, 0, 1, 0, 0, 0, 0]);
+        let message = encoded(&RdmaHeader::msg(9, 16, ChunkLists::default()), &reply);
+        match classify_default(&message) {
+            Inbound::BackwardReply { header, reply: rpc } => {
+                assert_eq!((header.xid, header.credits, rpc), (9, 16, &reply[..]))
+            }
+            other => panic!("{other:?}"),
+        }
+        let other_xid = encoded(&RdmaHeader::msg(10, 16, ChunkLists::default()), &reply);
+        assert!(matches!(classify_default(&other_xid), Inbound::Ignore { .. }));
+        let segment = Segment { handle: 1, length: 64, offset: 0 };
+        let with_chunk =
+            ChunkLists { writes: vec![rpcrdma_proto::WriteChunk { segments: vec![segment] }], ..Default::default() };
+        let message = encoded(&RdmaHeader::msg(9, 16, with_chunk), &reply);
+        assert!(matches!(classify_default(&message), Inbound::Ignore { .. }), "never executed as a call");
     }
 
     #[test]

@@ -18,11 +18,19 @@
 //!   several READs); RDMA Writes and the Send are posted back to back (`work_queue`).
 //! - Every reply grants credits from [`rpcrdma_proto::GrantPolicy`] (never 0). A peer that breaks the
 //!   rules RDMA enforces (a bad handle, a Send past its credits) loses its connection only.
+//! - The backward direction (RFC 8167, `backward`): with [`RdmaServer::with_back_channel`] every
+//!   connection registers in the server's [`BackChannel`] under its [`nfs_server::ConnectionId`]; a
+//!   backward call is sent as RDMA_MSG, inline, without chunks, within the client's inline size and the
+//!   backward credits the client grants (from one, up to `backward_credits`; the rest wait, bounded).
+//!   `backward_credits` receives are posted beyond the forward credits for the client's replies, which
+//!   arrive as RDMA_MSG carrying an RPC REPLY: handed to [`RecordHandler::handle_reply`], never run as
+//!   a call, never counted against the forward credits.
 //! - [`RdmaTransportStats`] counts connections, calls, replies by kind, bytes moved by RDMA Read and
 //!   Write, and RDMA_ERROR replies by kind.
 
 mod accept;
 mod assemble;
+mod backward;
 mod buffers;
 mod calls;
 mod config;
@@ -38,9 +46,12 @@ use std::sync::Arc;
 
 use nfs_server::Server;
 use rdma::{Listener, RdmaError};
-use server_core::{CallMode, RecordHandler};
+use server_core::{BackChannel, CallMode, RecordHandler};
 
-pub use config::{RdmaServerConfig, MAX_CREDITS, MAX_INITIATOR_DEPTH, MAX_INLINE_SIZE, MIN_INLINE_SIZE};
+pub use config::{
+    RdmaServerConfig, DEFAULT_BACKWARD_CREDITS, MAX_BACKWARD_CREDITS, MAX_CREDITS, MAX_INITIATOR_DEPTH,
+    MAX_INLINE_SIZE, MIN_INLINE_SIZE,
+};
 pub use stats::{RdmaTransportSnapshot, RdmaTransportStats, ReplyKind};
 
 /// An RPC-over-RDMA front end for a [`RecordHandler`] (normally the NFS [`Server`]).
@@ -50,13 +61,22 @@ pub struct RdmaServer<H: RecordHandler = Server> {
     handler: Arc<H>,
     config: RdmaServerConfig,
     stats: Arc<RdmaTransportStats>,
+    back_channel: Option<Arc<BackChannel>>,
 }
 
 impl<H: RecordHandler> RdmaServer<H> {
     /// Serves `handler` on `listener` (from [`rdma::Provider::listen`]); `config` is brought into its
     /// valid ranges ([`RdmaServerConfig::sanitized`]).
     pub fn new(listener: Box<dyn Listener>, handler: Arc<H>, config: RdmaServerConfig) -> Self {
-        RdmaServer { listener, handler, config: config.sanitized(), stats: Arc::default() }
+        RdmaServer { listener, handler, config: config.sanitized(), stats: Arc::default(), back_channel: None }
+    }
+
+    /// Registers every connection in `channel` while it is open, so that the service can send calls to
+    /// the client on it (RFC 8167); without one, connections carry no backward calls (replies that
+    /// arrive are still handed to [`RecordHandler::handle_reply`]).
+    pub fn with_back_channel(mut self, channel: Arc<BackChannel>) -> Self {
+        self.back_channel = Some(channel);
+        self
     }
 
     /// The address the listener is bound to (port resolved).
@@ -92,6 +112,7 @@ impl<H: RecordHandler> RdmaServer<H> {
             stats: self.stats,
             local,
             pool: Arc::new(pool),
+            back_channel: self.back_channel,
         });
         accept::accept_loop(self.listener, shared, shutdown).await
     }
@@ -117,6 +138,7 @@ pub fn receive_for_fuzzing(message: &[u8]) -> String {
                 Err(err) => format!("ERR_CHUNK: {}", err.0),
             }
         }
+        inbound::Inbound::BackwardReply { reply, .. } => format!("backward reply of {} bytes", reply.len()),
         inbound::Inbound::Answer { why, .. } => format!("RDMA_ERROR: {why}"),
         inbound::Inbound::Ignore { why } => format!("dropped: {why}"),
         inbound::Inbound::Close { why } => format!("closed: {why}"),

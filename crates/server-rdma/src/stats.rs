@@ -31,6 +31,9 @@ pub struct RdmaTransportStats {
     pub(crate) bytes_rdma_written: AtomicU64,
     pub(crate) err_vers_sent: AtomicU64,
     pub(crate) err_chunk_sent: AtomicU64,
+    pub(crate) backward_calls: AtomicU64,
+    pub(crate) backward_replies: AtomicU64,
+    pub(crate) unmatched_replies: AtomicU64,
 }
 
 /// A copy of [`RdmaTransportStats`] at one moment.
@@ -59,6 +62,11 @@ pub struct RdmaTransportSnapshot {
     /// RDMA_ERROR replies sent, by kind (RFC 8166 §4.5).
     pub err_vers_sent: u64,
     pub err_chunk_sent: u64,
+    /// Backward calls (server to client, RFC 8167) sent.
+    pub backward_calls: u64,
+    /// Replies clients sent to backward calls, and those the handler matched to no call (dropped).
+    pub backward_replies: u64,
+    pub unmatched_replies: u64,
 }
 
 impl RdmaTransportStats {
@@ -77,6 +85,9 @@ impl RdmaTransportStats {
             bytes_rdma_written: self.bytes_rdma_written.load(Relaxed),
             err_vers_sent: self.err_vers_sent.load(Relaxed),
             err_chunk_sent: self.err_chunk_sent.load(Relaxed),
+            backward_calls: self.backward_calls.load(Relaxed),
+            backward_replies: self.backward_replies.load(Relaxed),
+            unmatched_replies: self.unmatched_replies.load(Relaxed),
         }
     }
 
@@ -109,10 +120,15 @@ impl fmt::Display for RdmaTransportSnapshot {
             "rdma: calls {} replies inline {} write-chunk {} reply-chunk {}",
             self.calls, self.replies_inline, self.replies_write_chunk, self.replies_reply_chunk
         )?;
-        write!(
+        writeln!(
             f,
             "rdma: bytes rdma-read {} rdma-written {}; rdma_error sent err_vers {} err_chunk {}",
             self.bytes_rdma_read, self.bytes_rdma_written, self.err_vers_sent, self.err_chunk_sent
+        )?;
+        write!(
+            f,
+            "rdma: backward calls {} replies {} (unmatched {})",
+            self.backward_calls, self.backward_replies, self.unmatched_replies
         )
     }
 }
@@ -146,7 +162,18 @@ mod tests {
     #[test]
     fn the_report_names_every_counter() {
         let text = RdmaTransportSnapshot::default().to_string();
-        for word in ["accepted", "refused", "open", "broken", "write-chunk", "reply-chunk", "rdma-read", "err_vers"] {
+        for word in [
+            "accepted",
+            "refused",
+            "open",
+            "broken",
+            "write-chunk",
+            "reply-chunk",
+            "rdma-read",
+            "err_vers",
+            "backward calls",
+            "unmatched",
+        ] {
             assert!(text.contains(word), "{word} missing from {text}");
         }
     }

@@ -19,6 +19,8 @@ pub(crate) enum WrKind {
     Reply = 3,
     /// The Send of an RDMA_ERROR.
     Error = 4,
+    /// The Send of a backward call (server to client, RFC 8167).
+    Backward = 5,
 }
 
 /// A work request id: kind and call id.
@@ -48,6 +50,7 @@ impl WrTag {
             2 => WrKind::Write,
             3 => WrKind::Reply,
             4 => WrKind::Error,
+            5 => WrKind::Backward,
             _ => return None,
         };
         Some(WrTag { kind, call: id & CALL_MASK })
@@ -287,7 +290,7 @@ mod tests {
 
     #[test]
     fn work_request_ids_round_trip_kind_and_call() {
-        for kind in [WrKind::Recv, WrKind::Read, WrKind::Write, WrKind::Reply, WrKind::Error] {
+        for kind in [WrKind::Recv, WrKind::Read, WrKind::Write, WrKind::Reply, WrKind::Error, WrKind::Backward] {
             let tag = WrTag::new(kind, 0x1234_5678_9abc);
             assert_eq!(WrTag::decode(tag.encode()), Some(tag));
         }

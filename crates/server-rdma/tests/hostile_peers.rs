@@ -132,15 +132,17 @@ async fn sending_past_the_granted_credits_breaks_only_that_connection() {
     let mut req = running.connect().await;
     let (reply, _) = req.call(&inline_header(1), &nfs_call(1, 0, &Void).inline).await;
     assert_eq!(reply.credits, 8, "the grant is the configured credits");
-    // Nine Sends before the server's task can run again: only eight receives are posted.
-    let sent = (10..19).map(|xid| {
+    // Eleven Sends before the server's task can run again: only eight receives are posted for calls
+    // and two for replies to backward calls (RFC 8167).
+    assert_eq!(server_rdma::DEFAULT_BACKWARD_CREDITS, 2);
+    let sent = (10..21).map(|xid| {
         let mut message = inline_header(xid).to_xdr_bytes();
         message.extend(nfs_call(xid, 0, &Void).inline);
         req.send_raw(&message)
     });
     let refused = sent.filter(Result::is_err).count();
     assert!(refused <= 1);
-    assert!(req.broken().await, "the ninth Send met no posted receive");
+    assert!(req.broken().await, "the eleventh Send met no posted receive");
     assert!(req.errors.iter().any(|e| e.contains("receiver not ready")), "RNR: {:?}", req.errors);
     still_serving(&running).await;
     running.stop().await;

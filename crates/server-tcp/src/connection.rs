@@ -14,19 +14,26 @@
 //! [`BYTES_PER_TURN`] of replies, and one whose calls the RPC layer keeps refusing is slowed down. A periodic tick checks the
 //! timeouts ([`Watchdog`]) from counters kept anyway, and the connection publishes its state for
 //! eviction ([`Slot`]) only when that state changes.
+//!
+//! Records are told apart by their RPC message type ([`Direction`]): a CALL is admitted as above, a
+//! REPLY (the client answering a backward call) goes to the handler's `handle_reply` at once and holds
+//! nothing. Backward calls the service hands over ([`Backward`]) join the write queue as whole records.
 
 use std::io::{self, IoSlice};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
-use nfs_server::{ConnectionInfo, Reply};
+use nfs_server::{BackwardReply, ConnectionInfo, Reply};
 use onc_rpc::RecordDecoder;
-use server_core::{run_contained, CallMode, ConnectionLimits, RecordHandler};
+use server_core::{
+    reply_contained, run_contained, CallMode, ConnectionLimits, Direction, RecordHandler, MAX_BACKWARD_QUEUED,
+};
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio::time::{sleep_until, Instant, Interval, MissedTickBehavior};
 
+use crate::backward::Backward;
 use crate::registry::{Registration, Slot, State};
 use crate::stats::{LocalTally, TransportStats};
 use crate::watchdog::{check_period, Expired, Observation, Watchdog};
@@ -74,6 +81,8 @@ enum Event {
     Readable(io::Result<()>),
     Writable(io::Result<()>),
     Completed(Result<Done, tokio::task::JoinError>),
+    /// The service handed over a backward call.
+    Backward(Vec<u8>),
     Shutdown,
     GraceExpired,
     Evicted,
@@ -127,6 +136,8 @@ pub(crate) struct Connection<H: RecordHandler> {
     records_admitted: u64,
     /// Reading paused for a cap since the last tick.
     paused_since_tick: bool,
+    /// Backward calls handed over by the service, when the connection is in a backchannel.
+    backward: Option<Backward>,
 }
 
 impl<H: RecordHandler> Connection<H> {
@@ -180,7 +191,14 @@ impl<H: RecordHandler> Connection<H> {
             bytes_written: 0,
             records_admitted: 0,
             paused_since_tick: false,
+            backward: None,
         }
+    }
+
+    /// The connection carries the backward calls handed over through `backward`, if any.
+    pub(crate) fn carrying(mut self, backward: Option<Backward>) -> Self {
+        self.backward = backward;
+        self
     }
 
     /// Serves the connection until the peer leaves, an error, or shutdown; then closes it.
@@ -270,6 +288,8 @@ impl<H: RecordHandler> Connection<H> {
             self.settle();
             self.publish_state(idle);
             let can_read = !closing && !self.eof && !capped;
+            // Backward calls wait in their bounded channel while the write queue holds its share.
+            let takes_calls = !closing && self.backward.is_some() && self.queue.calls() < MAX_BACKWARD_QUEUED;
             let event = tokio::select! {
                 done = self.pending.join_next(), if !self.pending.is_empty() => match done {
                     Some(done) => Event::Completed(done),
@@ -277,6 +297,7 @@ impl<H: RecordHandler> Connection<H> {
                 },
                 ready = self.stream.writable(), if !self.queue.is_empty() => Event::Writable(ready),
                 ready = self.stream.readable(), if can_read => Event::Readable(ready),
+                record = Backward::next(&mut self.backward), if takes_calls => Event::Backward(record),
                 _ = shutdown.changed(), if !closing => Event::Shutdown,
                 () = sleep_until(deadline), if closing => Event::GraceExpired,
                 signal = &mut self.registration.evicted, if self.evictable_signal && !closing => match signal {
@@ -310,6 +331,7 @@ impl<H: RecordHandler> Connection<H> {
                     }
                 }
                 Event::Completed(Err(err)) => self.lost(&err),
+                Event::Backward(record) => self.queue_backward(record),
                 Event::Shutdown => {
                     closing = true;
                     deadline = Instant::now() + self.limits.shutdown_grace;
@@ -457,12 +479,16 @@ impl<H: RecordHandler> Connection<H> {
                 return;
             };
             self.turn_calls += 1;
-            self.tally.calls += 1;
             self.records_admitted += 1;
             if !self.served {
                 self.served = true;
                 self.slot().set_served();
             }
+            if Direction::of(&record) == Direction::Reply {
+                self.take_reply(record);
+                continue;
+            }
+            self.tally.calls += 1;
             match self.mode {
                 CallMode::Inline => {
                     let reply = run_contained(&*self.handler, &record, &self.info);
@@ -487,6 +513,32 @@ impl<H: RecordHandler> Connection<H> {
                 }
             }
             self.tally.observe(&self.stats, self.in_flight_requests(), self.in_flight_bytes());
+        }
+    }
+
+    /// The client's reply to a backward call: handed to the handler here and now, nothing owed back. A
+    /// peer that keeps sending replies nobody waits for is throttled like one whose calls are refused.
+    fn take_reply(&mut self, record: Vec<u8>) {
+        self.stats.backward_replies.fetch_add(1, Relaxed);
+        if reply_contained(&*self.handler, &record, &self.info) == BackwardReply::Unknown {
+            self.stats.unmatched_replies.fetch_add(1, Relaxed);
+            self.refusals = self.refusals.saturating_add(1);
+            tracing::debug!(peer = %self.info.peer, len = record.len(), "reply matching no backward call dropped");
+        }
+        self.decoder.recycle(record);
+    }
+
+    /// Queues a backward call the service handed over, and the others already waiting, while the write
+    /// queue holds fewer than its share.
+    fn queue_backward(&mut self, record: Vec<u8>) {
+        let mut next = Some(record);
+        while let Some(record) = next.take() {
+            if let Err(too_large) = self.queue.push_call(record) {
+                tracing::error!(peer = %self.info.peer, len = too_large.len, "backward call larger than one record fragment dropped");
+            }
+            if self.queue.calls() < MAX_BACKWARD_QUEUED {
+                next = self.backward.as_mut().and_then(Backward::try_next);
+            }
         }
     }
 
@@ -552,8 +604,11 @@ impl<H: RecordHandler> Connection<H> {
                     self.tally.bytes_out += n as u64;
                     self.bytes_written += n as u64;
                     let done = self.queue.consume(n);
-                    self.queued_replies -= done;
-                    self.tally.replies += done as u64;
+                    self.queued_replies -= done.replies;
+                    self.tally.replies += done.replies as u64;
+                    if done.calls > 0 {
+                        self.stats.backward_calls.fetch_add(done.calls as u64, Relaxed);
+                    }
                 }
                 Err(err) if err.kind() == io::ErrorKind::WouldBlock => break,
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,

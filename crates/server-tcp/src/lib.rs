@@ -32,9 +32,16 @@
 //!   bytes, pauses and the server-wide bytes in flight for reports.
 //! - [`TcpServer::with_link`]: every accepted connection goes through an emulated long-distance link
 //!   ([`wan::tcp::relay`]); the connection keeps the real peer and local addresses (access rules, logs).
+//! - Every connection has its own [`nfs_server::ConnectionId`], given at accept. With
+//!   [`TcpServer::with_back_channel`] each registers in the server's [`BackChannel`] while it lives,
+//!   so the service can call the client back on it (NFSv4.1 callbacks): a backward call is an ordinary
+//!   record on the connection's write queue, between whole replies (`backward`: at most
+//!   [`server_core::MAX_BACKWARD_QUEUED`] held). A record whose RPC message type is REPLY is the
+//!   client's answer to one: it goes to [`RecordHandler::handle_reply`], never to `handle`.
 //!
 //! Runtime: [`runtime`] builds the one nfsbench uses (see its documentation for the measurements).
 
+mod backward;
 mod connection;
 mod listener;
 mod registry;
@@ -48,7 +55,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use nfs_server::Server;
-use server_core::{CallMode, ConnectionLimits, RecordHandler};
+use server_core::{BackChannel, CallMode, ConnectionLimits, RecordHandler};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
@@ -63,6 +70,7 @@ pub struct TcpServer<H: RecordHandler = Server> {
     limits: ConnectionLimits,
     stats: Arc<TransportStats>,
     link: Option<Arc<wan::Link>>,
+    back_channel: Option<Arc<BackChannel>>,
 }
 
 impl<H: RecordHandler> TcpServer<H> {
@@ -73,13 +81,28 @@ impl<H: RecordHandler> TcpServer<H> {
 
     /// Serves `server` on sockets bound beforehand.
     pub fn new(listeners: Listeners, server: Arc<H>, limits: ConnectionLimits) -> Self {
-        TcpServer { listeners, handler: server, limits: limits.sanitized(), stats: Arc::default(), link: None }
+        TcpServer {
+            listeners,
+            handler: server,
+            limits: limits.sanitized(),
+            stats: Arc::default(),
+            link: None,
+            back_channel: None,
+        }
     }
 
     /// Serves every connection through the emulated long-distance `link` (`nfsbench serve --wan`), or
     /// directly with `None`.
     pub fn with_link(mut self, link: Option<Arc<wan::Link>>) -> Self {
         self.link = link;
+        self
+    }
+
+    /// Registers every connection in `channel` while it is open, so that the service can send calls to
+    /// the client on it; without one, connections carry no backward calls (replies that arrive are still
+    /// handed to [`RecordHandler::handle_reply`]).
+    pub fn with_back_channel(mut self, channel: Arc<BackChannel>) -> Self {
+        self.back_channel = Some(channel);
         self
     }
 
@@ -106,6 +129,7 @@ impl<H: RecordHandler> TcpServer<H> {
             stats: self.stats,
             link: self.link,
             registry: Arc::default(),
+            back_channel: self.back_channel,
         });
         let (stop, stopped) = watch::channel(false);
         let mut loops = JoinSet::new();

@@ -8,12 +8,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nfs_server::{ConnectionId, ConnectionInfo, TransportKind};
-use server_core::{CallMode, ConnectionLimits, RecordHandler};
+use server_core::{BackChannel, CallMode, ConnectionLimits, RecordHandler};
 use socket2::{Domain, Protocol, Socket, Type};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use crate::backward::Backward;
 use crate::connection::Connection;
 use crate::registry::{Admission, Registry};
 use crate::stats::TransportStats;
@@ -79,6 +80,8 @@ pub(crate) struct Shared<H: RecordHandler> {
     pub link: Option<Arc<wan::Link>>,
     /// The open connections of every listener, for `max_connections`.
     pub registry: Arc<Registry>,
+    /// Where connections register to carry backward calls, if anywhere.
+    pub back_channel: Option<Arc<BackChannel>>,
 }
 
 /// Accepts connections until shutdown, then closes the listener and waits for its connections to end.
@@ -150,6 +153,7 @@ fn start_connection<H: RecordHandler>(
     let (handler, mode, limits, stats) =
         (Arc::clone(&shared.handler), shared.mode, shared.limits, Arc::clone(&shared.stats));
     let link = shared.link.clone();
+    let back_channel = shared.back_channel.clone();
     let shutdown = shutdown.clone();
     connections.spawn(async move {
         let _guard = guard;
@@ -163,7 +167,9 @@ fn start_connection<H: RecordHandler>(
             },
             None => stream,
         };
-        Connection::new(stream, info, handler, mode, limits, stats, registration).run(shutdown).await;
+        let backward = back_channel.map(|channel| Backward::register(&channel, info.id, limits.max_record));
+        let connection = Connection::new(stream, info, handler, mode, limits, stats, registration);
+        connection.carrying(backward).run(shutdown).await;
     });
 }
 

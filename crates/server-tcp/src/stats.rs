@@ -22,6 +22,9 @@ pub struct TransportStats {
     pub(crate) bytes_out: AtomicU64,
     pub(crate) read_pauses: AtomicU64,
     pub(crate) refusal_throttles: AtomicU64,
+    pub(crate) backward_calls: AtomicU64,
+    pub(crate) backward_replies: AtomicU64,
+    pub(crate) unmatched_replies: AtomicU64,
     pub(crate) peak_in_flight_requests: AtomicUsize,
     pub(crate) peak_in_flight_bytes: AtomicUsize,
     /// The server-wide budget's counter: what every connection holds, settled per batch.
@@ -58,6 +61,11 @@ pub struct TransportSnapshot {
     pub read_pauses: u64,
     /// Pauses imposed on connections whose calls the RPC layer kept refusing (a flood of garbage).
     pub refusal_throttles: u64,
+    /// Backward calls (server to client) fully written.
+    pub backward_calls: u64,
+    /// Replies clients sent (to backward calls), and those the handler matched to no call (dropped).
+    pub backward_replies: u64,
+    pub unmatched_replies: u64,
     /// Most calls / bytes any one connection had in flight at once.
     pub peak_in_flight_requests: usize,
     pub peak_in_flight_bytes: usize,
@@ -85,6 +93,9 @@ impl TransportStats {
             bytes_out: self.bytes_out.load(Relaxed),
             read_pauses: self.read_pauses.load(Relaxed),
             refusal_throttles: self.refusal_throttles.load(Relaxed),
+            backward_calls: self.backward_calls.load(Relaxed),
+            backward_replies: self.backward_replies.load(Relaxed),
+            unmatched_replies: self.unmatched_replies.load(Relaxed),
             peak_in_flight_requests: self.peak_in_flight_requests.load(Relaxed),
             peak_in_flight_bytes: self.peak_in_flight_bytes.load(Relaxed),
             server_in_flight_bytes: self.server_in_flight_bytes.load(Relaxed),
@@ -108,6 +119,11 @@ impl fmt::Display for TransportSnapshot {
             self.idle_timeouts,
             self.partial_record_timeouts,
             self.write_stall_timeouts
+        )?;
+        writeln!(
+            f,
+            "tcp: backward calls {} replies {} (unmatched {})",
+            self.backward_calls, self.backward_replies, self.unmatched_replies
         )?;
         write!(
             f,
@@ -207,6 +223,8 @@ mod tests {
             "refusal-throttles",
             "peak-in-flight",
             "server-in-flight",
+            "backward calls",
+            "unmatched",
         ] {
             assert!(text.contains(word), "{word} missing from {text}");
         }

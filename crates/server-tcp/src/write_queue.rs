@@ -1,5 +1,6 @@
-//! Replies waiting to be written: each framed as one record-marked fragment, gathered many at a time
-//! into one vectored write, with partial writes resumed where they stopped.
+//! Records waiting to be written — replies, and the server's backward calls — each framed as one
+//! record-marked fragment, gathered many at a time into one vectored write, with partial writes resumed
+//! where they stopped. Records leave whole and in order, so a backward call never splits a reply.
 
 use std::collections::VecDeque;
 use std::io::IoSlice;
@@ -17,6 +18,8 @@ struct Outgoing {
     reply: Reply,
     /// Bytes on the wire, marker included.
     len: usize,
+    /// A backward call (the server calling the client) rather than a reply.
+    call: bool,
 }
 
 impl Outgoing {
@@ -33,19 +36,37 @@ pub(crate) struct ReplyTooLarge {
     pub len: usize,
 }
 
-/// The replies of one connection not yet fully written, oldest first.
+/// Records fully written by one [`WriteQueue::consume`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Written {
+    pub replies: usize,
+    pub calls: usize,
+}
+
+/// The records of one connection not yet fully written, oldest first.
 #[derive(Debug, Default)]
 pub(crate) struct WriteQueue {
     queue: VecDeque<Outgoing>,
-    /// Bytes of the front reply already written.
+    /// Bytes of the front record already written.
     front_written: usize,
-    /// Unwritten bytes over all queued replies, markers included.
+    /// Unwritten bytes over all queued records, markers included.
     bytes: usize,
+    /// Backward calls queued.
+    calls: usize,
 }
 
 impl WriteQueue {
     /// Queues `reply` as a single-fragment record (RFC 5531 §11); returns its length on the wire.
     pub(crate) fn push(&mut self, reply: Reply) -> Result<usize, ReplyTooLarge> {
+        self.push_record(reply, false)
+    }
+
+    /// Queues a backward call record (RFC 5531 §11 framing, like a reply); returns its length on the wire.
+    pub(crate) fn push_call(&mut self, record: Vec<u8>) -> Result<usize, ReplyTooLarge> {
+        self.push_record(Reply::from_inline(record), true)
+    }
+
+    fn push_record(&mut self, reply: Reply, call: bool) -> Result<usize, ReplyTooLarge> {
         let body = reply.len();
         let Ok(body32) = u32::try_from(body) else {
             return Err(ReplyTooLarge { len: body });
@@ -54,8 +75,9 @@ impl WriteQueue {
             return Err(ReplyTooLarge { len: body });
         }
         let len = body + 4;
-        self.queue.push_back(Outgoing { marker: record_marker(body32, true), reply, len });
+        self.queue.push_back(Outgoing { marker: record_marker(body32, true), reply, len, call });
         self.bytes += len;
+        self.calls += usize::from(call);
         Ok(len)
     }
 
@@ -66,6 +88,11 @@ impl WriteQueue {
     /// Unwritten bytes queued.
     pub(crate) fn bytes(&self) -> usize {
         self.bytes
+    }
+
+    /// Backward calls queued and not fully written.
+    pub(crate) fn calls(&self) -> usize {
+        self.calls
     }
 
     /// Fills `iov` with the unwritten bytes, oldest first, as far as it holds; returns the slices used.
@@ -91,11 +118,11 @@ impl WriteQueue {
         used
     }
 
-    /// Records that `written` more bytes went out; returns the number of replies now fully written.
-    pub(crate) fn consume(&mut self, written: usize) -> usize {
+    /// Records that `written` more bytes went out; returns the records now fully written.
+    pub(crate) fn consume(&mut self, written: usize) -> Written {
         let mut left = written.min(self.bytes);
         self.bytes -= left;
-        let mut done = 0;
+        let mut done = Written::default();
         while let Some(front) = self.queue.front() {
             let remaining = front.len - self.front_written;
             if left < remaining {
@@ -104,18 +131,24 @@ impl WriteQueue {
             }
             left -= remaining;
             self.front_written = 0;
-            self.queue.pop_front();
-            done += 1;
+            match self.queue.pop_front() {
+                Some(Outgoing { call: true, .. }) => {
+                    done.calls += 1;
+                    self.calls -= 1;
+                }
+                _ => done.replies += 1,
+            }
         }
         done
     }
 
-    /// Drops everything queued (the connection is closing); returns the number of replies dropped.
+    /// Drops everything queued (the connection is closing); returns the number of records dropped.
     pub(crate) fn clear(&mut self) -> usize {
         let dropped = self.queue.len();
         self.queue.clear();
         self.front_written = 0;
         self.bytes = 0;
+        self.calls = 0;
         dropped
     }
 }
@@ -167,7 +200,7 @@ mod tests {
             let done = queue.consume(cut);
             assert_eq!(gathered(&queue), whole[cut..], "cut at {cut}");
             let expect_done = usize::from(cut >= framed(&a).len()) + usize::from(cut == whole.len());
-            assert_eq!(done, expect_done, "cut at {cut}");
+            assert_eq!(done, Written { replies: expect_done, calls: 0 }, "cut at {cut}");
             assert_eq!(queue.is_empty(), cut == whole.len());
         }
     }
@@ -206,6 +239,25 @@ mod tests {
             queue.consume(cut);
             assert_eq!(gathered(&queue), want[cut..], "cut at {cut}");
         }
+    }
+
+    #[test]
+    fn a_backward_call_goes_out_whole_between_replies_and_is_counted_apart() {
+        let mut queue = WriteQueue::default();
+        let first = reply(b"head", b"data", 4);
+        queue.push(first.clone()).unwrap();
+        queue.push_call(b"callback".to_vec()).unwrap();
+        queue.push(reply(b"last", b"", 0)).unwrap();
+        assert_eq!(queue.calls(), 1);
+        let mut want = framed(&first);
+        want.extend(record_marker(8, true));
+        want.extend(b"callback");
+        assert_eq!(gathered(&queue)[..want.len()], want[..]);
+        assert_eq!(queue.consume(want.len() - 1), Written { replies: 1, calls: 0 });
+        assert_eq!(queue.consume(1), Written { replies: 0, calls: 1 });
+        assert_eq!(queue.calls(), 0);
+        assert_eq!(queue.consume(8), Written { replies: 1, calls: 0 });
+        assert!(queue.is_empty());
     }
 
     #[test]

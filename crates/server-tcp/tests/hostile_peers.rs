@@ -7,29 +7,16 @@ mod common;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use common::{framed_call, Client, Running, TestProgram, PROC_NULL, PROC_READ};
+use common::{eventually, framed_call, Client, Running, TestProgram, PROC_NULL, PROC_READ};
 use onc_rpc::record_marker;
 use server_core::ConnectionLimits;
-use server_tcp::{TransportSnapshot, TransportStats};
+use server_tcp::TransportStats;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::OwnedReadHalf;
 use tokio::net::{TcpSocket, TcpStream};
 use tokio::task::JoinHandle;
 
 const MS: Duration = Duration::from_millis(1);
-
-/// Waits (10 s at most) until `cond` holds on the server's counters; panics naming `what` otherwise.
-async fn eventually(stats: &TransportStats, what: &str, cond: impl Fn(&TransportSnapshot) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let snap = stats.snapshot();
-        if cond(&snap) {
-            return;
-        }
-        assert!(Instant::now() < deadline, "{what} within 10 s: {snap}");
-        tokio::time::sleep(10 * MS).await;
-    }
-}
 
 /// True when the server closed the connection (EOF or reset) within 10 s; whatever it sent is dropped.
 async fn closed(reader: &mut OwnedReadHalf) -> bool {

@@ -3,6 +3,7 @@
 //! rpcrdma-proto and its calls with onc-rpc / nfs3-proto, so each test says exactly what goes on the wire.
 #![allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
 
+pub mod calling_back;
 pub mod nfs;
 
 use std::collections::VecDeque;

@@ -1,5 +1,8 @@
-//! Test fixtures: an in-test RPC program, a server on a loopback port, and a small record-marking client.
+//! Test fixtures: an in-test RPC program, a server on a loopback port, and a small record-marking client;
+//! `calling_back`, a handler that sends backward calls.
 #![allow(dead_code)]
+
+pub mod calling_back;
 
 use std::io;
 use std::net::SocketAddr;
@@ -12,8 +15,8 @@ use onc_rpc::{
     frame_record, AcceptStat, CallHeader, OpaqueAuth, RecordDecoder, RecordLimits, ReplyBody, RpcMessage,
     MAX_FRAGMENT_LEN,
 };
-use server_core::{ConnectionLimits, RecordHandler};
-use server_tcp::{TcpServer, TransportStats};
+use server_core::{BackChannel, ConnectionLimits, RecordHandler};
+use server_tcp::{TcpServer, TransportSnapshot, TransportStats};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;
@@ -103,8 +106,20 @@ pub struct Running {
 
 impl Running {
     pub async fn start<H: RecordHandler>(handler: Arc<H>, limits: ConnectionLimits) -> Running {
+        Self::start_in(handler, limits, None).await
+    }
+
+    /// The server with its connections registered in `channel` (the handler's, for backward calls).
+    pub async fn start_in<H: RecordHandler>(
+        handler: Arc<H>,
+        limits: ConnectionLimits,
+        channel: Option<Arc<BackChannel>>,
+    ) -> Running {
         let loopback: SocketAddr = "127.0.0.1:0".parse().expect("address");
-        let server = TcpServer::bind(&[loopback], handler, limits).expect("bind");
+        let mut server = TcpServer::bind(&[loopback], handler, limits).expect("bind");
+        if let Some(channel) = channel {
+            server = server.with_back_channel(channel);
+        }
         let addr = server.local_addrs()[0];
         let stats = server.stats();
         let (stop, stopped) = oneshot::channel::<()>();
@@ -125,6 +140,19 @@ impl Running {
             .expect("server stops within 10 s")
             .expect("server task")
             .expect("server run");
+    }
+}
+
+/// Waits (10 s at most) until `cond` holds on the server's counters; panics naming `what` otherwise.
+pub async fn eventually(stats: &TransportStats, what: &str, cond: impl Fn(&TransportSnapshot) -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let snap = stats.snapshot();
+        if cond(&snap) {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "{what} within 10 s: {snap}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 

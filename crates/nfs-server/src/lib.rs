@@ -111,6 +111,4 @@ mod v4;
 pub use connection::{BackChannelError, BackwardCalls, BackwardReply, ConnectionId, ConnectionInfo, TransportKind};
 pub use reply::{Payload, PayloadIter, Payloads, Pieces, Reply};
 pub use server::{ConfigError, Server};
-pub use v4::state::{ChannelLimits, StateLimits};
-pub use v4::Nfs4Config;
 pub use state::{default_state_dir, KEY_FILE};

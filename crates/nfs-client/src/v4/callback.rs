@@ -160,3 +160,83 @@ fn encode(res: CbCompound4Res<'_>) -> Vec<u8> {
     res.encode(&mut w);
     w.into_vec()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nfs4_proto::callback::{CbRecallAnyArgs, CbRecallArgs, CbSequenceArgs};
+    use nfs4_proto::{CbCompound4Args, NfsFh4, Stateid4};
+    use onc_rpc::{CallHeader, OpaqueAuth};
+
+    const SESSION: SessionId4 = SessionId4([7; 16]);
+
+    fn call(proc: u32, prog: u32, body: &[u8]) -> Vec<u8> {
+        let msg = RpcMessage::call(
+            99,
+            CallHeader::new(prog, NFS4_CALLBACK_VERSION, proc, OpaqueAuth::NONE, OpaqueAuth::NONE),
+        );
+        let mut w = msg.header_writer(body.len());
+        w.put_raw(body);
+        w.into_vec()
+    }
+
+    fn seq(slotid: u32, sequenceid: u32) -> CbArgOp<'static> {
+        CbArgOp::CbSequence(CbSequenceArgs { sessionid: SESSION, sequenceid, slotid, ..CbSequenceArgs::default() })
+    }
+
+    /// The reply's results to a CB_COMPOUND of `ops` (minor version 1).
+    fn results(svc: &CallbackService, ops: Vec<CbArgOp<'static>>) -> Vec<nfs4_proto::NfsStat4> {
+        let args = CbCompound4Args { tag: b"t", minorversion: 1, callback_ident: 0, argarray: ops };
+        let mut w = XdrWriter::new();
+        args.encode(&mut w);
+        let reply = svc.answer(&call(CB_COMPOUND, CB_PROGRAM, &w.into_vec())).expect("a reply");
+        let (msg, body) = RpcMessage::decode(&reply).expect("decodes");
+        assert_eq!(msg.xid, 99);
+        let res = CbCompound4Res::decode_reply(body, &args.ops()).expect("a checked reply");
+        assert_eq!(res.tag, b"t");
+        res.resarray.iter().map(CbResOp::status).collect()
+    }
+
+    #[test]
+    fn cb_null_is_answered_and_other_programs_are_refused() {
+        let svc = CallbackService::new(SESSION, 2);
+        let reply = svc.answer(&call(CB_NULL, CB_PROGRAM, &[])).expect("reply");
+        let (msg, body) = RpcMessage::decode(&reply).expect("decodes");
+        assert!(matches!(msg.body, MessageBody::Reply(ReplyBody::Accepted(a)) if a.stat == AcceptStat::Success));
+        assert!(body.is_empty());
+        let other = svc.answer(&call(CB_NULL, 100003, &[])).expect("reply");
+        let (msg, _) = RpcMessage::decode(&other).expect("decodes");
+        assert!(matches!(msg.body, MessageBody::Reply(ReplyBody::Accepted(a)) if a.stat == AcceptStat::ProgUnavail));
+        assert!(svc.answer(&reply).is_none(), "a reply is not answered");
+        let garbage = svc.answer(&call(CB_COMPOUND, CB_PROGRAM, &[0, 0])).expect("reply");
+        let (msg, _) = RpcMessage::decode(&garbage).expect("decodes");
+        assert!(matches!(msg.body, MessageBody::Reply(ReplyBody::Accepted(a)) if a.stat == AcceptStat::GarbageArgs));
+    }
+
+    #[test]
+    fn cb_sequence_follows_the_back_channel_slot_rules() {
+        let svc = CallbackService::new(SESSION, 2);
+        let ok = nfs4_proto::NfsStat4::Ok;
+        assert_eq!(results(&svc, vec![seq(0, 1)]), [ok]);
+        assert_eq!(results(&svc, vec![seq(0, 1)]), [NfsErr4::RetryUncachedRep.status()], "a retry, not cached");
+        assert_eq!(results(&svc, vec![seq(0, 5)]), [NfsErr4::SeqMisordered.status()]);
+        assert_eq!(results(&svc, vec![seq(2, 1)]), [NfsErr4::BadSlot.status()]);
+        assert_eq!(results(&svc, vec![seq(1, 1)]), [ok], "each slot counts on its own");
+        svc.reset(SessionId4([8; 16]), 1);
+        assert_eq!(results(&svc, vec![seq(0, 2)]), [NfsErr4::BadSession.status()], "another session now");
+    }
+
+    #[test]
+    fn recalls_of_state_the_client_never_holds_are_answered_as_linux_does() {
+        let svc = CallbackService::new(SESSION, 1);
+        let recall =
+            CbArgOp::CbRecall(CbRecallArgs { stateid: Stateid4::default(), truncate: false, fh: NfsFh4::default() });
+        let any = CbArgOp::CbRecallAny(CbRecallAnyArgs::default());
+        let ok = nfs4_proto::NfsStat4::Ok;
+        assert_eq!(results(&svc, vec![seq(0, 1), any]), [ok, ok]);
+        assert_eq!(results(&svc, vec![seq(0, 2), recall]), [ok, NfsErr4::BadHandle.status()]);
+        let alone = CbArgOp::CbRecallAny(CbRecallAnyArgs::default());
+        assert_eq!(results(&svc, vec![alone]), [NfsErr4::OpNotInSession.status()], "CB_SEQUENCE must come first");
+        assert_eq!(results(&svc, vec![seq(0, 3), seq(0, 4)]), [ok, NfsErr4::SequencePos.status()]);
+    }
+}

@@ -22,6 +22,11 @@
 //! reordered) is served by the export with its identity. The backend turns a vanished [`FileId`] into
 //! NFS3ERR_STALE. The tag keeps clients from forging handles for files they never looked up (which would
 //! bypass directory permissions), and is checked before a backend sees the [`FileId`].
+//!
+//! NFSv4 adds handles of its own kind for the directories of the pseudo file system that leads to the
+//! exports (`crate::v4`): byte 0 is [`PSEUDO_VERSION`], bytes 4..12 the node's id (a hash of its path,
+//! the same after a restart with the same exports), the other bytes zero but the tag. NFSv3 refuses them
+//! as bad handles; NFSv4 tells the two kinds apart with [`HandleCodec::decode_any`].
 
 use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
@@ -38,6 +43,8 @@ pub(crate) const HANDLE_LEN: usize = 36;
 /// The layout version in byte 0 (1 was the 32-byte layout with a random per-run key).
 pub(crate) const HANDLE_VERSION: u8 = 2;
 const TAGGED_LEN: usize = 28;
+/// Byte 0 of a handle of the NFSv4 pseudo file system (a directory on the way to the exports).
+pub(crate) const PSEUDO_VERSION: u8 = 0x80 | HANDLE_VERSION;
 
 /// The secret that tags handles (128 bits, SipHash-2-4's key).
 #[derive(Clone, PartialEq, Eq)]
@@ -65,6 +72,15 @@ impl HandleKey {
 pub(crate) struct HandleParts {
     pub export: u16,
     pub file: FileId,
+}
+
+/// A verified handle of either kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AnyHandle {
+    /// A file of an export.
+    File(HandleParts),
+    /// A directory of the NFSv4 pseudo file system, by node id.
+    Pseudo(u64),
 }
 
 /// Makes and checks handles for one server.
@@ -113,6 +129,40 @@ impl HandleCodec {
         }
         let file = FileId { id: be_u64(&bytes[12..20]), generation: be_u64(&bytes[20..28]) };
         Ok(HandleParts { export, file })
+    }
+
+    /// The handle of the pseudo file system's node `node` (NFSv4).
+    pub(crate) fn encode_pseudo(&self, node: u64) -> FileHandle3 {
+        let mut bytes = [0u8; HANDLE_LEN];
+        bytes[0] = PSEUDO_VERSION;
+        bytes[4..12].copy_from_slice(&node.to_be_bytes());
+        let tag = self.tag(&bytes[..TAGGED_LEN]);
+        bytes[TAGGED_LEN..].copy_from_slice(&tag.to_be_bytes());
+        FileHandle3::new(&bytes).unwrap_or_default()
+    }
+
+    /// Verifies a handle of either kind (NFSv4's PUTFH): BADHANDLE for anything malformed or forged,
+    /// STALE for a file of an export no longer served.
+    pub(crate) fn decode_any(&self, bytes: &[u8]) -> Result<AnyHandle, NfsErr3> {
+        let fh = FileHandle3::new(bytes).ok_or(NfsErr3::BadHandle)?;
+        let Some(&PSEUDO_VERSION) = bytes.first() else { return self.decode(&fh).map(AnyHandle::File) };
+        let bytes: &[u8; HANDLE_LEN] = bytes.try_into().map_err(|_| NfsErr3::BadHandle)?;
+        let zeros = bytes[1..4].iter().chain(&bytes[12..TAGGED_LEN]).all(|&b| b == 0);
+        if !zeros || be_u64(&bytes[TAGGED_LEN..]) != self.tag(&bytes[..TAGGED_LEN]) {
+            return Err(NfsErr3::BadHandle);
+        }
+        Ok(AnyHandle::Pseudo(be_u64(&bytes[4..12])))
+    }
+
+    /// The identity of export `export` (what its handles carry; random per run for `mem:`).
+    pub(crate) fn identity(&self, export: u16) -> u64 {
+        self.identities.get(usize::from(export)).copied().unwrap_or_default()
+    }
+
+    /// A keyed digest of `data`: the same for the same key (a persistent server's state directory) and
+    /// unguessable without it.
+    pub(crate) fn digest(&self, data: &[u8]) -> u64 {
+        self.tag(data)
     }
 
     /// The first export with `identity` (after the export list was reordered).
@@ -217,6 +267,29 @@ mod tests {
         bytes[5] ^= 0x10;
         let fh = FileHandle3::new(&bytes).unwrap_or_default();
         assert_eq!(codec.decode(&fh), Err(NfsErr3::Stale));
+    }
+
+    #[test]
+    fn pseudo_handles_decode_to_their_node_and_are_bad_handles_for_nfsv3() {
+        let codec = codec(1);
+        let fh = codec.encode_pseudo(0xdead_beef);
+        assert_eq!(codec.decode_any(fh.as_bytes()), Ok(AnyHandle::Pseudo(0xdead_beef)));
+        assert_eq!(codec.decode(&fh), Err(NfsErr3::BadHandle));
+        let file = codec.encode(0, fid(7, 1));
+        assert_eq!(codec.decode_any(file.as_bytes()), Ok(AnyHandle::File(HandleParts { export: 0, file: fid(7, 1) })));
+    }
+
+    #[test]
+    fn forged_pseudo_handles_are_bad_handles() {
+        let codec = codec(1);
+        let good = codec.encode_pseudo(42).as_bytes().to_vec();
+        for byte in 1..HANDLE_LEN {
+            let mut bytes = good.clone();
+            bytes[byte] ^= 0x01;
+            assert_eq!(codec.decode_any(&bytes), Err(NfsErr3::BadHandle), "byte {byte}");
+        }
+        assert_eq!(codec.decode_any(&good[..35]), Err(NfsErr3::BadHandle));
+        assert_eq!(codec.decode_any(&[0u8; 100]), Err(NfsErr3::BadHandle), "longer than any handle");
     }
 
     #[test]

@@ -112,3 +112,5 @@ pub use connection::{BackChannelError, BackwardCalls, BackwardReply, ConnectionI
 pub use reply::{Payload, PayloadIter, Payloads, Pieces, Reply};
 pub use server::{ConfigError, Server};
 pub use state::{default_state_dir, KEY_FILE};
+pub use v4::state::{ChannelLimits, StateLimits};
+pub use v4::Nfs4Config;

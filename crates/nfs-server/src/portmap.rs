@@ -26,8 +26,8 @@ pub(crate) const PMAP_LOW: u32 = 2;
 pub(crate) const PMAP_HIGH: u32 = 4;
 
 /// The (program, version) pairs served on our port.
-const SERVED: [(u32, u32); 5] =
-    [(NFS_PROGRAM, 3), (MOUNT_PROGRAM, 3), (PMAP_PROGRAM, 2), (PMAP_PROGRAM, 3), (PMAP_PROGRAM, 4)];
+const SERVED: [(u32, u32); 6] =
+    [(NFS_PROGRAM, 3), (NFS_PROGRAM, 4), (MOUNT_PROGRAM, 3), (PMAP_PROGRAM, 2), (PMAP_PROGRAM, 3), (PMAP_PROGRAM, 4)];
 
 /// Executes port mapper procedure `proc` of version `vers` (2..=4, checked by the caller).
 pub(crate) fn call(server: &Server, conn: &ConnectionInfo, xid: u32, vers: u32, proc: u32, args: &[u8]) -> Outcome {

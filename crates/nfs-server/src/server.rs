@@ -3,9 +3,14 @@
 //! Order of checks, as knfsd: the message header (undecodable → GARBAGE_ARGS when an xid can be read,
 //! a REPLY → dropped), RPC version (RPC_MISMATCH 2..2), credential (AUTH_ERROR), program
 //! (PROG_UNAVAIL), version (PROG_MISMATCH low..high), then the program's own procedure dispatch
-//! (PROC_UNAVAIL, GARBAGE_ARGS, results).
+//! (PROC_UNAVAIL, GARBAGE_ARGS, results). NFS (program 100003) has versions 3 and 4 (`crate::v4`: minor
+//! versions 1 and 2); MOUNT only version 3.
+//!
+//! The client's replies to the server's own calls (NFSv4.1 callbacks) come in through
+//! [`Server::handle_reply`]; the transports' back channel is given with [`Server::set_backchannel`].
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use onc_rpc::{AcceptStat, ReplyBody, RpcMessage, MOUNT_PROGRAM, NFS_PROGRAM, PMAP_PROGRAM, RPC_VERSION};
@@ -18,14 +23,17 @@ use crate::mount::MountTable;
 use crate::portmap::{PMAP_HIGH, PMAP_LOW};
 use crate::rpc::{accepted, authenticate, header_only, Outcome};
 use crate::stats::{CallRecord, Program, RpcEvent, Stats};
-use crate::{dispatch, mount, portmap, ConnectionInfo, Reply, ServerConfig};
+use crate::v4::{Nfs4Config, V4Service};
+use crate::{dispatch, mount, portmap, BackwardCalls, BackwardReply, ConnectionInfo, Reply, ServerConfig};
 
 /// Smallest READ/WRITE size accepted as `max_io_size`.
 const MIN_IO_SIZE: u32 = 4096;
 /// Largest `max_io_size` (RFC 5666 clients and the Linux client top out at 1 MiB; we allow more).
 const MAX_IO_SIZE: u32 = 16 << 20;
-/// The only NFS and MOUNT version served.
+/// NFSv3, and the only MOUNT version served.
 const V3: u32 = 3;
+/// NFSv4 (minor versions 1 and 2).
+const V4: u32 = 4;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -49,6 +57,7 @@ pub struct Server {
     pub(crate) drc: Drc,
     pub(crate) stats: Stats,
     pub(crate) mounts: MountTable,
+    pub(crate) v4: V4Service,
 }
 
 impl Server {
@@ -64,6 +73,13 @@ impl Server {
     /// (`mem:`) get a random identity per server, so their handles of an earlier run are STALE; a server of
     /// such exports alone uses a random key and does not touch the state directory.
     pub fn with_state_dir(config: ServerConfig, state_dir: Option<&Path>) -> Result<Server, ConfigError> {
+        Server::with_nfs4(config, state_dir, &Nfs4Config::default())
+    }
+
+    /// As [`Server::with_state_dir`], with NFSv4 settings. When some export persists (`dir:`), the state
+    /// directory also holds the NFSv4 clients that may reclaim their state after a restart: a server
+    /// that finds such a record begins with a grace period.
+    pub fn with_nfs4(config: ServerConfig, state_dir: Option<&Path>, nfs4: &Nfs4Config) -> Result<Server, ConfigError> {
         if !(MIN_IO_SIZE..=MAX_IO_SIZE).contains(&config.max_io_size) {
             return Err(ConfigError::Setting {
                 name: "max_io_size",
@@ -71,7 +87,8 @@ impl Server {
             });
         }
         let exports = exports::build(&config.exports)?;
-        let handles = handle_codec(&exports, state_dir)?;
+        let (handles, persistent_dir) = handle_codec(&exports, state_dir)?;
+        let v4 = V4Service::new(&exports, &handles, nfs4, persistent_dir.as_deref())?;
         Ok(Server {
             exports,
             max_io_size: config.max_io_size,
@@ -81,6 +98,7 @@ impl Server {
             drc: Drc::new(config.drc_entries),
             stats: Stats::default(),
             mounts: MountTable::default(),
+            v4,
         })
     }
 
@@ -115,13 +133,13 @@ impl Server {
         };
         let (program, outcome) = match (call.prog, call.vers) {
             (NFS_PROGRAM, V3) => (Program::Nfs, dispatch::nfs(self, conn, xid, who, call.proc, args)),
+            (NFS_PROGRAM, V4) => (Program::Nfs4, crate::v4::call(self, conn, xid, who, call.proc, args, record.len())),
             (MOUNT_PROGRAM, V3) => (Program::Mount, mount::call(self, conn, xid, call.proc, args)),
             (PMAP_PROGRAM, v) if (PMAP_LOW..=PMAP_HIGH).contains(&v) => {
                 (Program::Portmap, portmap::call(self, conn, xid, v, call.proc, args))
             }
-            (NFS_PROGRAM | MOUNT_PROGRAM, _) => {
-                (Program::Nfs, Outcome::Refused(AcceptStat::ProgMismatch { low: V3, high: V3 }))
-            }
+            (NFS_PROGRAM, _) => (Program::Nfs, Outcome::Refused(AcceptStat::ProgMismatch { low: V3, high: V4 })),
+            (MOUNT_PROGRAM, _) => (Program::Mount, Outcome::Refused(AcceptStat::ProgMismatch { low: V3, high: V3 })),
             (PMAP_PROGRAM, _) => {
                 (Program::Portmap, Outcome::Refused(AcceptStat::ProgMismatch { low: PMAP_LOW, high: PMAP_HIGH }))
             }
@@ -139,6 +157,11 @@ impl Server {
                     elapsed_ns,
                 });
                 debug!(xid, prog = call.prog, proc = call.proc, status, elapsed_ns, "call");
+                Some(reply)
+            }
+            Outcome::Replayed(reply) if program == Program::Nfs4 => {
+                debug!(xid, peer = %conn.peer, "NFSv4 retry answered from its session slot");
+                self.stats.event(RpcEvent::SlotReplay);
                 Some(reply)
             }
             Outcome::Replayed(reply) => {
@@ -186,6 +209,31 @@ impl Server {
         Some(accepted(xid, AcceptStat::GarbageArgs))
     }
 
+    /// Takes a reply the client sent on `conn` to one of the server's own calls (an NFSv4.1 callback):
+    /// [`BackwardReply::Matched`] when it answered one still outstanding, else it is dropped (counted as a
+    /// stray reply). Never answered; quick (no backend work).
+    pub fn handle_reply(&self, record: &[u8], conn: &ConnectionInfo) -> BackwardReply {
+        let verdict = self.v4.callbacks.reply(&self.v4, record, conn);
+        if verdict == BackwardReply::Unknown {
+            self.stats.event(RpcEvent::Dropped);
+        }
+        verdict
+    }
+
+    /// Where NFSv4.1 callbacks go: the transports' back channel (server-core's `BackChannel`). Without one
+    /// no callback is sent and back channels are taken to work. The first one given stays; false after.
+    pub fn set_backchannel(&self, calls: Arc<dyn BackwardCalls>) -> bool {
+        self.v4.callbacks.set_sender(calls)
+    }
+
+    /// Periodic NFSv4 housekeeping at `now`: expires clients whose lease ran out, ends the grace period,
+    /// sends due back-channel probes and times out unanswered ones, writes the reclaim record. Calls run it
+    /// too (at most once a second); a front end or `nfsbench serve` calls this every second or so, so an
+    /// idle server keeps time.
+    pub fn tick(&self, now: Instant) {
+        self.v4.housekeeping(now, true);
+    }
+
     /// True when `handle` may wait on a disk (some export's backend may block).
     pub fn may_block(&self) -> bool {
         self.exports.iter().any(|e| e.backend.may_block())
@@ -219,13 +267,14 @@ impl Server {
 }
 
 /// The handle codec: persistent exports keep their backend's identity and the key from the state directory;
-/// the others get a random identity (and, when no export persists, the key is random too).
-fn handle_codec(exports: &[Export], state_dir: Option<&Path>) -> Result<HandleCodec, ConfigError> {
+/// the others get a random identity (and, when no export persists, the key is random too). With the codec,
+/// the state directory in use when some export persists.
+fn handle_codec(exports: &[Export], state_dir: Option<&Path>) -> Result<(HandleCodec, Option<PathBuf>), ConfigError> {
     let persistence: Vec<_> = exports.iter().map(|e| e.backend.persistence()).collect();
     let identities = persistence.iter().map(|p| p.as_ref().map_or_else(random_u64, |p| p.identity)).collect();
     let host_dirs: Vec<PathBuf> = persistence.into_iter().flatten().map(|p| p.host_dir).collect();
     if host_dirs.is_empty() {
-        return Ok(HandleCodec::new(HandleKey::random(), identities));
+        return Ok((HandleCodec::new(HandleKey::random(), identities), None));
     }
     let dir = match state_dir {
         Some(dir) => dir.to_path_buf(),
@@ -236,5 +285,5 @@ fn handle_codec(exports: &[Export], state_dir: Option<&Path>) -> Result<HandleCo
     };
     let key = crate::state::load_or_create_key(&dir, &host_dirs)
         .map_err(|why| ConfigError::StateDir { path: dir.display().to_string(), why })?;
-    Ok(HandleCodec::new(key, identities))
+    Ok((HandleCodec::new(key, identities), Some(dir)))
 }

@@ -151,6 +151,13 @@ pub struct WriteDone {
     pub committed: StableHow,
 }
 
+/// What [`Backend::seek`] looks for (NFSv4.2 SEEK, lseek(2)'s SEEK_DATA and SEEK_HOLE).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seek {
+    Data,
+    Hole,
+}
+
 /// Storage for one export.
 pub trait Backend: Send + Sync + 'static {
     /// A short description for logs and reports ("mem:1GiB", "dir:/srv/x").
@@ -242,5 +249,33 @@ pub trait Backend: Send + Sync + 'static {
     /// Time granularity of stored times.
     fn time_delta(&self) -> NfsTime3 {
         NfsTime3 { seconds: 0, nseconds: 1 }
+    }
+
+    /// The first offset at or after `offset` where data (or a hole) begins, as lseek(2)'s SEEK_DATA and
+    /// SEEK_HOLE; `None` when `offset` is at or past the end of the file. The end of the file counts as a
+    /// hole. By default a backend knows no holes: data runs to the end of the file.
+    fn seek(&self, file: FileId, offset: u64, what: Seek) -> BackendResult<Option<u64>> {
+        let size = self.getattr(file)?.size;
+        if offset >= size {
+            return Ok(None);
+        }
+        Ok(Some(match what {
+            Seek::Data => offset,
+            Seek::Hole => size,
+        }))
+    }
+
+    /// Reserves space for `length` bytes at `offset`, extending the file when the range ends past it
+    /// (fallocate(2) mode 0). NOTSUPP by default.
+    fn allocate(&self, file: FileId, offset: u64, length: u64) -> BackendResult<()> {
+        let _ = (file, offset, length);
+        Err(NfsErr3::NotSupp)
+    }
+
+    /// Punches a hole over `length` bytes at `offset`: they read as zeros, the size does not change
+    /// (fallocate(2) PUNCH_HOLE | KEEP_SIZE). NOTSUPP by default.
+    fn deallocate(&self, file: FileId, offset: u64, length: u64) -> BackendResult<()> {
+        let _ = (file, offset, length);
+        Err(NfsErr3::NotSupp)
     }
 }

@@ -15,7 +15,7 @@ pub(crate) mod call;
 mod commit;
 mod create;
 mod dirlist;
-mod dirop;
+pub(crate) mod dirop;
 mod fsinfo;
 mod fsstat;
 mod getattr;

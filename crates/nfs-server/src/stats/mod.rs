@@ -1,4 +1,5 @@
-//! Per-procedure counters and latency for the programs we serve, lock-free: every figure is an atomic
+//! Per-procedure counters and latency for the programs we serve — NFSv3, NFSv4 (COMPOUND, and each
+//! operation inside one as its own row), MOUNT and the port mapper — lock-free: every figure is an atomic
 //! updated with relaxed ordering, and the tables are sharded by thread ([`SHARDS`] copies, each thread
 //! sticks to one), so two network threads recording READs do not bounce the same cache lines. Recording a
 //! call is a handful of `fetch_add`s and never takes a lock; [`Stats::report`] sums the shards.
@@ -7,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use nfs3_proto::mount::MountErr3;
 use nfs3_proto::{mount_proc_name, nfs3_proc_name, NfsErr3};
+use nfs4_proto::{op_name, NfsErr4, OpNum4};
 
 mod report;
 
@@ -14,13 +16,18 @@ mod report;
 const BUCKETS: usize = 40;
 /// Copies of the per-procedure tables; a thread records into copy `thread index % SHARDS`.
 const SHARDS: usize = 4;
-/// Enough status slots for every `nfsstat3` (28) and `mountstat3` (9) failure value.
-const STATUS_SLOTS: usize = 28;
+/// NFSv4 operation numbers counted: every `nfs_opnum4` up to REMOVEXATTR (76); OP_ILLEGAL is counted in
+/// row 0, which no operation uses.
+const NFS4_OPS: usize = 77;
 
 /// The programs whose procedures are counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Program {
     Nfs,
+    /// NFSv4's procedures: NULL and COMPOUND.
+    Nfs4,
+    /// The operations inside NFSv4 COMPOUNDs, by operation number.
+    Nfs4Op,
     Mount,
     Portmap,
 }
@@ -29,6 +36,8 @@ impl Program {
     fn name(self) -> &'static str {
         match self {
             Program::Nfs => "NFSv3",
+            Program::Nfs4 => "NFSv4",
+            Program::Nfs4Op => "NFSv4op",
             Program::Mount => "MOUNTv3",
             Program::Portmap => "PORTMAP",
         }
@@ -37,8 +46,40 @@ impl Program {
     fn proc_name(self, proc: usize) -> &'static str {
         match self {
             Program::Nfs => nfs3_proc_name(proc as u32),
+            Program::Nfs4 => ["NULL", "COMPOUND"].get(proc).copied().unwrap_or("UNKNOWN"),
+            Program::Nfs4Op if proc == 0 => "ILLEGAL",
+            Program::Nfs4Op => op_name(proc as u32),
             Program::Mount => mount_proc_name(proc as u32),
             Program::Portmap => PMAP_NAMES.get(proc).copied().unwrap_or("UNKNOWN"),
+        }
+    }
+
+    /// The row of procedure `proc` (NFSv4's OP_ILLEGAL in the unused row 0).
+    fn row(self, proc: u32) -> usize {
+        match self {
+            Program::Nfs4Op if proc == OpNum4::Illegal.as_u32() => 0,
+            _ => proc as usize,
+        }
+    }
+
+    /// Rows of the program's table.
+    fn rows(self) -> usize {
+        match self {
+            Program::Nfs => 22,
+            Program::Nfs4 => 2,
+            Program::Nfs4Op => NFS4_OPS,
+            Program::Mount => 6,
+            Program::Portmap => PMAP_NAMES.len(),
+        }
+    }
+
+    /// Failure statuses counted one by one.
+    fn status_slots(self) -> usize {
+        match self {
+            Program::Nfs => NfsErr3::ALL.len(),
+            Program::Nfs4 | Program::Nfs4Op => NfsErr4::ALL.len(),
+            Program::Mount => MountErr3::ALL.len(),
+            Program::Portmap => 0,
         }
     }
 
@@ -46,6 +87,7 @@ impl Program {
     fn status_slot(self, status: u32) -> Option<usize> {
         match self {
             Program::Nfs => NfsErr3::ALL.iter().position(|e| e.as_u32() == status),
+            Program::Nfs4 | Program::Nfs4Op => NfsErr4::ALL.iter().position(|e| e.as_u32() == status),
             Program::Mount => MountErr3::ALL.iter().position(|e| e.as_u32() == status),
             Program::Portmap => None,
         }
@@ -54,6 +96,7 @@ impl Program {
     fn status_name(self, slot: usize) -> &'static str {
         match self {
             Program::Nfs => NfsErr3::ALL.get(slot).map_or("?", |e| e.name()),
+            Program::Nfs4 | Program::Nfs4Op => NfsErr4::ALL.get(slot).map_or("?", |e| e.name()),
             Program::Mount => MountErr3::ALL.get(slot).map_or("?", |e| e.name()),
             Program::Portmap => "?",
         }
@@ -92,9 +135,11 @@ pub(crate) enum RpcEvent {
     DrcReplay,
     /// A retransmission of a call still executing: dropped.
     DrcInProgress,
+    /// An NFSv4 retry answered from its session slot's reply cache.
+    SlotReplay,
 }
 
-const RPC_EVENTS: [(RpcEvent, &str); 9] = [
+const RPC_EVENTS: [(RpcEvent, &str); 10] = [
     (RpcEvent::Dropped, "dropped records"),
     (RpcEvent::GarbageArgs, "GARBAGE_ARGS"),
     (RpcEvent::RpcMismatch, "RPC_MISMATCH"),
@@ -104,6 +149,7 @@ const RPC_EVENTS: [(RpcEvent, &str); 9] = [
     (RpcEvent::ProcUnavail, "PROC_UNAVAIL"),
     (RpcEvent::DrcReplay, "DRC replays"),
     (RpcEvent::DrcInProgress, "DRC drops (in progress)"),
+    (RpcEvent::SlotReplay, "NFSv4 slot replays"),
 ];
 
 #[derive(Debug)]
@@ -116,11 +162,11 @@ struct ProcStats {
     ns_min: AtomicU64,
     ns_max: AtomicU64,
     histogram: [AtomicU64; BUCKETS],
-    by_status: [AtomicU64; STATUS_SLOTS],
+    by_status: Box<[AtomicU64]>,
 }
 
-impl Default for ProcStats {
-    fn default() -> Self {
+impl ProcStats {
+    fn new(status_slots: usize) -> Self {
         ProcStats {
             calls: AtomicU64::new(0),
             errors: AtomicU64::new(0),
@@ -130,7 +176,7 @@ impl Default for ProcStats {
             ns_min: AtomicU64::new(u64::MAX),
             ns_max: AtomicU64::new(0),
             histogram: std::array::from_fn(|_| AtomicU64::new(0)),
-            by_status: std::array::from_fn(|_| AtomicU64::new(0)),
+            by_status: (0..status_slots).map(|_| AtomicU64::new(0)).collect(),
         }
     }
 }
@@ -151,14 +197,22 @@ pub(crate) struct CallRecord {
 #[derive(Debug)]
 struct Tables {
     nfs: Box<[ProcStats]>,
+    nfs4: Box<[ProcStats]>,
+    nfs4_ops: Box<[ProcStats]>,
     mount: Box<[ProcStats]>,
     portmap: Box<[ProcStats]>,
 }
 
 impl Default for Tables {
     fn default() -> Self {
-        let table = |n: usize| (0..n).map(|_| ProcStats::default()).collect::<Box<[_]>>();
-        Tables { nfs: table(22), mount: table(6), portmap: table(PMAP_NAMES.len()) }
+        let table = |p: Program| (0..p.rows()).map(|_| ProcStats::new(p.status_slots())).collect::<Box<[_]>>();
+        Tables {
+            nfs: table(Program::Nfs),
+            nfs4: table(Program::Nfs4),
+            nfs4_ops: table(Program::Nfs4Op),
+            mount: table(Program::Mount),
+            portmap: table(Program::Portmap),
+        }
     }
 }
 
@@ -166,6 +220,8 @@ impl Tables {
     fn table(&self, program: Program) -> &[ProcStats] {
         match program {
             Program::Nfs => &self.nfs,
+            Program::Nfs4 => &self.nfs4,
+            Program::Nfs4Op => &self.nfs4_ops,
             Program::Mount => &self.mount,
             Program::Portmap => &self.portmap,
         }
@@ -200,7 +256,7 @@ impl Default for Stats {
 impl Stats {
     pub(crate) fn record(&self, call: CallRecord) {
         let Some(tables) = self.shards.get(thread_shard()) else { return };
-        let Some(p) = tables.table(call.program).get(call.proc as usize) else { return };
+        let Some(p) = tables.table(call.program).get(call.program.row(call.proc)) else { return };
         p.calls.fetch_add(1, Relaxed);
         p.bytes_in.fetch_add(call.bytes_in as u64, Relaxed);
         p.bytes_out.fetch_add(call.bytes_out as u64, Relaxed);
@@ -234,7 +290,7 @@ impl Stats {
 
     /// Calls recorded for one procedure (tests, monitoring).
     pub(crate) fn calls(&self, program: Program, proc: u32) -> u64 {
-        self.summary(program, proc as usize).calls
+        self.summary(program, program.row(proc)).calls
     }
 
     pub(crate) fn events(&self, event: RpcEvent) -> u64 {

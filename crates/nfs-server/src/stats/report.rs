@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering::Relaxed;
 
-use super::{ProcStats, Program, Stats, BUCKETS, RPC_EVENTS, STATUS_SLOTS};
+use super::{ProcStats, Program, Stats, BUCKETS, RPC_EVENTS};
 
 /// One procedure's figures summed over the shards, for reporting.
 #[derive(Debug, Clone)]
@@ -16,7 +16,7 @@ pub(super) struct Summary {
     pub(super) ns_min: u64,
     pub(super) ns_max: u64,
     pub(super) histogram: [u64; BUCKETS],
-    pub(super) by_status: [u64; STATUS_SLOTS],
+    pub(super) by_status: Vec<u64>,
 }
 
 impl Default for Summary {
@@ -30,7 +30,7 @@ impl Default for Summary {
             ns_min: u64::MAX,
             ns_max: 0,
             histogram: [0; BUCKETS],
-            by_status: [0; STATUS_SLOTS],
+            by_status: Vec::new(),
         }
     }
 }
@@ -47,7 +47,8 @@ impl Summary {
         for (sum, b) in self.histogram.iter_mut().zip(&p.histogram) {
             *sum += b.load(Relaxed);
         }
-        for (sum, b) in self.by_status.iter_mut().zip(&p.by_status) {
+        self.by_status.resize(self.by_status.len().max(p.by_status.len()), 0);
+        for (sum, b) in self.by_status.iter_mut().zip(p.by_status.iter()) {
             *sum += b.load(Relaxed);
         }
     }
@@ -83,7 +84,7 @@ impl Stats {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "{:<8} {:<16} {:>10} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12}",
+            "{:<8} {:<20} {:>10} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12}",
             "program",
             "procedure",
             "calls",
@@ -96,7 +97,7 @@ impl Stats {
             "bytes_in",
             "bytes_out"
         );
-        for program in [Program::Nfs, Program::Mount, Program::Portmap] {
+        for program in [Program::Nfs, Program::Nfs4, Program::Nfs4Op, Program::Mount, Program::Portmap] {
             let procs = self.shards.first().map_or(0, |t| t.table(program).len());
             for proc in 0..procs {
                 let p = self.summary(program, proc);
@@ -107,7 +108,7 @@ impl Stats {
                 let us = |ns: u64| ns as f64 / 1000.0;
                 let _ = writeln!(
                     out,
-                    "{:<8} {:<16} {:>10} {:>8} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>12} {:>12}",
+                    "{:<8} {:<20} {:>10} {:>8} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>12} {:>12}",
                     program.name(),
                     program.proc_name(proc),
                     calls,
@@ -122,7 +123,7 @@ impl Stats {
                 );
                 for (slot, &count) in p.by_status.iter().enumerate() {
                     if count > 0 {
-                        let _ = writeln!(out, "{:<8} {:<16}   {} × {}", "", "", count, program.status_name(slot));
+                        let _ = writeln!(out, "{:<8} {:<20}   {} × {}", "", "", count, program.status_name(slot));
                     }
                 }
             }

@@ -20,13 +20,13 @@ fn getaddr(c: &Client<'_>, vers: u32, proc: u32, prog: u32, prog_vers: u32, neti
 }
 
 #[test]
-fn getport_answers_our_port_for_nfs_and_mount_v3_over_tcp_only() {
+fn getport_answers_our_port_for_nfs_v3_and_v4_and_mount_v3_over_tcp_only() {
     let server = server();
     let client = Client::new(&server);
     assert_eq!(getport(&client, NFS_PROGRAM, 3, IPPROTO_TCP), u32::from(PORT));
     assert_eq!(getport(&client, MOUNT_PROGRAM, 3, IPPROTO_TCP), u32::from(PORT));
     assert_eq!(getport(&client, NFS_PROGRAM, 3, IPPROTO_UDP), 0, "no UDP");
-    assert_eq!(getport(&client, NFS_PROGRAM, 4, IPPROTO_TCP), 0, "no NFSv4");
+    assert_eq!(getport(&client, NFS_PROGRAM, 4, IPPROTO_TCP), u32::from(PORT), "NFSv4 on the same port");
     assert_eq!(getport(&client, MOUNT_PROGRAM, 1, IPPROTO_TCP), 0);
     assert_eq!(getport(&client, NLM_PROGRAM, 4, IPPROTO_TCP), 0, "no lock manager");
 }

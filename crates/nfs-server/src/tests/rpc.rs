@@ -58,10 +58,11 @@ fn an_unknown_program_is_prog_unavail() {
 fn a_known_program_at_the_wrong_version_is_prog_mismatch_with_the_supported_range() {
     let server = server();
     let client = Client::new(&server);
-    let v3 = AcceptStat::ProgMismatch { low: 3, high: 3 };
-    assert_eq!(accept_stat(&client.call_raw(NFS_PROGRAM, 2, 0, &[])), v3);
-    assert_eq!(accept_stat(&client.call_raw(NFS_PROGRAM, 4, 0, &[])), v3);
-    assert_eq!(accept_stat(&client.call_raw(MOUNT_PROGRAM, 1, 0, &[])), v3);
+    let nfs = AcceptStat::ProgMismatch { low: 3, high: 4 };
+    assert_eq!(accept_stat(&client.call_raw(NFS_PROGRAM, 2, 0, &[])), nfs);
+    assert_eq!(accept_stat(&client.call_raw(NFS_PROGRAM, 5, 0, &[])), nfs);
+    let mount = AcceptStat::ProgMismatch { low: 3, high: 3 };
+    assert_eq!(accept_stat(&client.call_raw(MOUNT_PROGRAM, 1, 0, &[])), mount);
     let pmap = AcceptStat::ProgMismatch { low: 2, high: 4 };
     assert_eq!(accept_stat(&client.call_raw(PMAP_PROGRAM, 5, 0, &[])), pmap);
 }

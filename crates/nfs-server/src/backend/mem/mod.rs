@@ -49,7 +49,7 @@ use self::inode::{now, Attrs, Body, Inode};
 use self::pages::{Space, MAX_FILE_SIZE, PAGE_SIZE};
 use self::table::Table;
 use super::{mode_after_unprivileged_write, Caller};
-use super::{Backend, BackendResult, CreateMode, DirPage, FileId, FsStats, NewNode, WriteDone};
+use super::{Backend, BackendResult, CreateMode, DirPage, FileId, FsStats, NewNode, Seek, WriteDone};
 
 /// Longest name in a directory (PATHCONF name_max, as Linux file systems); longer is NAMETOOLONG.
 pub const MAX_NAME_LEN: usize = 255;
@@ -126,6 +126,24 @@ impl MemBackend {
 
     fn lock_namespace(&self) -> MutexGuard<'_, ()> {
         self.namespace.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Runs `change` on a regular file's contents (ALLOCATE, DEALLOCATE); mtime and ctime move on success.
+    fn change_contents(
+        &self,
+        file: FileId,
+        change: impl FnOnce(&mut pages::FileData, &Space) -> BackendResult<()>,
+    ) -> BackendResult<()> {
+        let inode = self.inode(file)?;
+        let mut guard = inode.write();
+        let node = &mut *guard;
+        match &mut node.body {
+            Body::File(data) => change(data, &self.space)?,
+            Body::Dir(_) => return Err(NfsErr3::IsDir),
+            Body::Symlink(_) | Body::Special(_) => return Err(NfsErr3::Inval),
+        }
+        node.attrs.modified(now());
+        Ok(())
     }
 }
 
@@ -298,6 +316,25 @@ impl Backend for MemBackend {
 
     fn max_file_size(&self) -> u64 {
         MAX_FILE_SIZE
+    }
+
+    fn seek(&self, file: FileId, offset: u64, what: Seek) -> BackendResult<Option<u64>> {
+        match &self.inode(file)?.read().body {
+            Body::File(data) => Ok(data.seek(offset, what == Seek::Data)),
+            Body::Dir(_) => Err(NfsErr3::IsDir),
+            Body::Symlink(_) | Body::Special(_) => Err(NfsErr3::Inval),
+        }
+    }
+
+    fn allocate(&self, file: FileId, offset: u64, length: u64) -> BackendResult<()> {
+        self.change_contents(file, |data, space| data.allocate(offset, length, space))
+    }
+
+    fn deallocate(&self, file: FileId, offset: u64, length: u64) -> BackendResult<()> {
+        self.change_contents(file, |data, space| {
+            data.punch(offset, length, space);
+            Ok(())
+        })
     }
 
     fn write_verifier(&self) -> WriteVerf3 {

@@ -153,6 +153,72 @@ impl FileData {
         self.size = size;
     }
 
+    /// lseek(2)'s SEEK_DATA (`data`) or SEEK_HOLE from `offset`: allocated pages are data, everything else
+    /// (and the end of the file) a hole. `None` at or past the end, or when no data follows.
+    pub(super) fn seek(&self, offset: u64, data: bool) -> Option<u64> {
+        if offset >= self.size {
+            return None;
+        }
+        let mut pages = self.pages.range(offset >> PAGE_SHIFT..).map(|(index, _)| *index);
+        if data {
+            let start = pages.next()? << PAGE_SHIFT;
+            return (start < self.size).then_some(start.max(offset));
+        }
+        // The first page at or after `offset` that is not allocated begins the hole.
+        let mut expect = offset >> PAGE_SHIFT;
+        for index in pages {
+            if index != expect {
+                break;
+            }
+            expect += 1;
+        }
+        Some((expect << PAGE_SHIFT).max(offset).min(self.size))
+    }
+
+    /// Zeros `length` bytes at `offset` within the file, giving whole pages back to the budget (a hole).
+    pub(super) fn punch(&mut self, offset: u64, length: u64, space: &Space) {
+        let end = offset.saturating_add(length).min(self.size);
+        if offset >= end {
+            return;
+        }
+        let first_whole = offset.div_ceil(PAGE_BYTES);
+        let after_whole = end >> PAGE_SHIFT;
+        if first_whole < after_whole {
+            let inner: Vec<u64> = self.pages.range(first_whole..after_whole).map(|(i, _)| *i).collect();
+            for index in &inner {
+                self.pages.remove(index);
+            }
+            space.release(inner.len() as u64);
+        }
+        // The partial pages at either edge keep their other bytes.
+        let mut pos = offset;
+        while pos < end {
+            let page_end = ((pos >> PAGE_SHIFT) + 1) << PAGE_SHIFT;
+            let stop = page_end.min(end);
+            if let Some(page) = self.pages.get_mut(&(pos >> PAGE_SHIFT)) {
+                page[(pos & PAGE_MASK) as usize..=((stop - 1) & PAGE_MASK) as usize].fill(0);
+            }
+            pos = stop;
+        }
+    }
+
+    /// Allocates the pages of `length` bytes at `offset` (zeros), extending the file when the range ends
+    /// past it; all or nothing (NOSPC), FBIG past [`MAX_FILE_SIZE`].
+    pub(super) fn allocate(&mut self, offset: u64, length: u64, space: &Space) -> BackendResult<()> {
+        let end = offset.checked_add(length).filter(|&end| end <= MAX_FILE_SIZE).ok_or(NfsErr3::FBig)?;
+        if length == 0 {
+            return Ok(());
+        }
+        let (first, last) = (offset >> PAGE_SHIFT, (end - 1) >> PAGE_SHIFT);
+        let present = self.pages.range(first..=last).count() as u64;
+        space.reserve(last - first + 1 - present)?;
+        for index in first..=last {
+            self.pages.entry(index).or_insert_with(new_page);
+        }
+        self.size = self.size.max(end);
+        Ok(())
+    }
+
     /// Frees every page (the file's last link is gone).
     pub(super) fn release_all(&mut self, space: &Space) {
         space.release(self.pages.len() as u64);

@@ -1,0 +1,65 @@
+//! SEQUENCE (RFC 8881 §18.46) at the head of a COMPOUND: the slot (a new request, a retry answered from
+//! the slot's cache, or an error), then the checks that need the session's channel: ca_maxoperations
+//! (NFS4ERR_TOO_MANY_OPS) and ca_maxrequestsize (NFS4ERR_REQ_TOO_BIG), both reported in SEQUENCE's own
+//! result (§2.10.6.4). The status flags are the state machine's (the back channel's health among them).
+
+use nfs4_proto::{Nfs4Result, NfsArgOp, NfsErr4, NfsResOp, OpNum4, SequenceResOk};
+
+use crate::v4::context::{wire_session, Cx};
+use crate::v4::errors::from_state;
+use crate::v4::results::Results;
+use crate::v4::state::{SequenceArgs, SequenceOk, Sequenced, SessionId};
+
+/// How the COMPOUND goes on after its SEQUENCE.
+pub(crate) enum Begun {
+    /// A retry: answer with this cached `COMPOUND4res`.
+    Replay(Vec<u8>),
+    /// SEQUENCE failed (its result is put): no slot was taken.
+    Failed,
+    /// A new request on the slot, which must be given back when the COMPOUND ends; `true`: SEQUENCE's
+    /// result is an error already (too many operations, request too big) and nothing else runs.
+    Executing(SequenceOk, bool),
+}
+
+/// Runs the leading SEQUENCE; `record_len` is the whole call record's size.
+pub(crate) fn begin(cx: &mut Cx<'_>, op: &NfsArgOp<'_>, record_len: usize, out: &mut Results) -> Begun {
+    let NfsArgOp::Sequence(args) = op else {
+        out.put(&NfsResOp::error(op.op(), NfsErr4::ServerFault));
+        return Begun::Failed;
+    };
+    let request = SequenceArgs {
+        sessionid: SessionId(args.sessionid.0),
+        sequenceid: args.sequenceid,
+        slotid: args.slotid,
+        highest_slotid: args.highest_slotid,
+        cachethis: args.cachethis,
+    };
+    let ok = match cx.state().sequence(&request, cx.conn.id, cx.now) {
+        Ok(Sequenced::Execute(ok)) => ok,
+        Ok(Sequenced::Replay(cached)) => return Begun::Replay(cached),
+        Err(e) => {
+            out.put(&NfsResOp::error(OpNum4::Sequence, from_state(&e)));
+            return Begun::Failed;
+        }
+    };
+    cx.session = Some(ok);
+    let fore = cx.svc.session_fore(&ok.sessionid);
+    let refused = match fore {
+        Some(f) if cx.declared > f.maxoperations => Some(NfsErr4::TooManyOps),
+        Some(f) if record_len > f.maxrequestsize as usize => Some(NfsErr4::ReqTooBig),
+        _ => None,
+    };
+    if let Some(e) = refused {
+        out.put(&NfsResOp::error(OpNum4::Sequence, e));
+        return Begun::Executing(ok, true);
+    }
+    out.put(&NfsResOp::Sequence(Nfs4Result::Ok(SequenceResOk {
+        sessionid: wire_session(&ok.sessionid),
+        sequenceid: ok.sequenceid,
+        slotid: ok.slotid,
+        highest_slotid: ok.highest_slotid,
+        target_highest_slotid: ok.target_highest_slotid,
+        status_flags: ok.status_flags,
+    })));
+    Begun::Executing(ok, false)
+}

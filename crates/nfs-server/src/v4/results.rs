@@ -1,0 +1,242 @@
+//! The result array of a COMPOUND as it is built (RFC 8881 §16.2.2): each operation's `nfs_resop4`
+//! encoded in turn; READ and READLINK data kept apart as payloads at their XDR places (RFC 8267 §4.2:
+//! over RDMA each goes into the next Write chunk, an empty one included, so results and chunks pair up).
+//!
+//! The reply is the RPC header, then `COMPOUND4res` (status, tag, the array). What a session slot caches
+//! (sa_cachethis) is `COMPOUND4res` alone — no RPC header, no RDMA framing — with a small table of where
+//! its payloads go, so a replay gets a fresh header and its payloads are placed again as the first time:
+//!
+//! ```text
+//! u32 n | n × (u32 offset in the inline part, u32 length) | inline part | payload data, in order
+//! ```
+
+use nfs4_proto::{NfsErr4, NfsResOp, NfsStat4, OpNum4};
+use xdr::{XdrEncode, XdrWriter};
+
+use crate::rpc::{success_writer, SUCCESS_HEADER_LEN};
+use crate::Reply;
+
+/// The array so far.
+#[derive(Debug, Default)]
+pub(crate) struct Results {
+    /// The encoded results, payload data cut out.
+    body: Vec<u8>,
+    /// (offset in `body` where the data goes, data).
+    payloads: Vec<(usize, Vec<u8>)>,
+    count: u32,
+    last: Option<NfsStat4>,
+}
+
+/// A point to return to ([`Results::rollback`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Mark {
+    body: usize,
+    payloads: usize,
+    count: u32,
+    last: Option<NfsStat4>,
+}
+
+/// Bytes of `COMPOUND4res` before its array: status, the tag (length, bytes, padding), the count.
+fn head_len(tag: &[u8]) -> usize {
+    4 + 4 + tag.len() + xdr::padding(tag.len()) + 4
+}
+
+impl Mark {
+    /// Results before the mark.
+    pub(crate) fn count(&self) -> u32 {
+        self.count
+    }
+}
+
+impl Results {
+    /// Appends one result (an `nfs_resop4`: operation number, status, body).
+    pub(crate) fn put(&mut self, res: &NfsResOp<'_>) {
+        let mut w = XdrWriter::new();
+        res.encode(&mut w);
+        self.body.extend_from_slice(w.inline_bytes());
+        self.count += 1;
+        self.last = Some(res.status());
+    }
+
+    /// Appends a successful READ or READLINK result: `head` holds everything up to and including the
+    /// data's length word, which this writes (so the data is the next XDR item, a payload).
+    pub(crate) fn put_with_payload(&mut self, op: OpNum4, head: &[u8], data: Vec<u8>) {
+        self.body.extend_from_slice(&op.as_u32().to_be_bytes());
+        self.body.extend_from_slice(&NfsStat4::Ok.as_u32().to_be_bytes());
+        self.body.extend_from_slice(head);
+        self.body.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        self.payloads.push((self.body.len(), data));
+        self.count += 1;
+        self.last = Some(NfsStat4::Ok);
+    }
+
+    pub(crate) fn mark(&self) -> Mark {
+        Mark { body: self.body.len(), payloads: self.payloads.len(), count: self.count, last: self.last }
+    }
+
+    /// Forgets every result after `mark`.
+    pub(crate) fn rollback(&mut self, mark: Mark) {
+        self.body.truncate(mark.body);
+        self.payloads.truncate(mark.payloads);
+        self.count = mark.count;
+        self.last = mark.last;
+    }
+
+    pub(crate) fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// A COMPOUND answered with a status and no results (NFS4ERR_MINOR_VERS_MISMATCH, RFC 8881 §16.2.3).
+    pub(crate) fn set_status_only(&mut self, status: NfsErr4) {
+        self.body.clear();
+        self.payloads.clear();
+        self.count = 0;
+        self.last = Some(status.status());
+    }
+
+    /// The status of the last result (the COMPOUND's, RFC 8881 §16.2.3); OK for none.
+    pub(crate) fn status(&self) -> NfsStat4 {
+        self.last.unwrap_or(NfsStat4::Ok)
+    }
+
+    /// The whole reply's size on the wire with tag `tag`, RPC header included.
+    pub(crate) fn reply_len(&self, tag: &[u8]) -> usize {
+        let data: usize = self.payloads.iter().map(|(_, d)| d.len() + xdr::padding(d.len())).sum();
+        SUCCESS_HEADER_LEN + head_len(tag) + self.body.len() + data
+    }
+
+    /// The size of [`Results::cached`]'s form.
+    pub(crate) fn cached_len(&self, tag: &[u8]) -> usize {
+        let data: usize = self.payloads.iter().map(|(_, d)| d.len()).sum();
+        4 + 8 * self.payloads.len() + head_len(tag) + self.body.len() + data
+    }
+
+    fn head(&self, tag: &[u8]) -> Vec<u8> {
+        let mut w = XdrWriter::with_capacity(head_len(tag));
+        w.put_u32(self.status().as_u32());
+        w.put_opaque(tag);
+        w.put_u32(self.count);
+        w.into_vec()
+    }
+
+    /// The reply to send under `xid`.
+    pub(crate) fn reply(&self, xid: u32, tag: &[u8]) -> Reply {
+        let head = self.head(tag);
+        let mut w = success_writer(xid, head.len() + self.body.len());
+        w.put_raw(&head);
+        w.put_raw(&self.body);
+        let mut reply = Reply::from_inline(w.into_vec());
+        let base = SUCCESS_HEADER_LEN + head.len();
+        for (at, data) in &self.payloads {
+            reply.push_payload(base + at, data.clone());
+        }
+        reply
+    }
+
+    /// The reply to send under `xid`, taking the payloads (no copy of READ data).
+    pub(crate) fn into_reply(mut self, xid: u32, tag: &[u8]) -> Reply {
+        let payloads = std::mem::take(&mut self.payloads);
+        let mut reply = self.reply(xid, tag);
+        let base = SUCCESS_HEADER_LEN + head_len(tag);
+        for (at, data) in payloads {
+            reply.push_payload(base + at, data);
+        }
+        reply
+    }
+
+    /// The form a session slot caches (see the module documentation).
+    pub(crate) fn cached(&self, tag: &[u8]) -> Vec<u8> {
+        let head = self.head(tag);
+        let mut out = Vec::with_capacity(self.cached_len(tag));
+        out.extend_from_slice(&(self.payloads.len() as u32).to_be_bytes());
+        for (at, data) in &self.payloads {
+            out.extend_from_slice(&((head.len() + at) as u32).to_be_bytes());
+            out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        }
+        out.extend_from_slice(&head);
+        out.extend_from_slice(&self.body);
+        for (_, data) in &self.payloads {
+            out.extend_from_slice(data);
+        }
+        out
+    }
+}
+
+/// A reply under `xid` from a slot's cached form; `None` when the bytes are not one (never, for what
+/// [`Results::cached`] wrote).
+pub(crate) fn replay(xid: u32, cached: &[u8]) -> Option<Reply> {
+    let word = |at: usize| -> Option<usize> {
+        let bytes: [u8; 4] = cached.get(at..at + 4)?.try_into().ok()?;
+        Some(u32::from_be_bytes(bytes) as usize)
+    };
+    let n = word(0)?;
+    let table_end = n.checked_mul(8)?.checked_add(4)?;
+    let mut places = Vec::with_capacity(n.min(64));
+    let mut data_len = 0usize;
+    for i in 0..n {
+        let (at, len) = (word(4 + 8 * i)?, word(8 + 8 * i)?);
+        data_len = data_len.checked_add(len)?;
+        places.push((at, len));
+    }
+    let inline_end = cached.len().checked_sub(data_len)?;
+    let inline = cached.get(table_end..inline_end)?;
+    let mut w = success_writer(xid, inline.len());
+    w.put_raw(inline);
+    let mut reply = Reply::from_inline(w.into_vec());
+    let mut data_at = inline_end;
+    for (at, len) in places {
+        reply.push_payload(SUCCESS_HEADER_LEN + at, cached.get(data_at..data_at + len)?.to_vec());
+        data_at += len;
+    }
+    Some(reply)
+}
+
+#[cfg(test)]
+mod tests {
+    use nfs4_proto::{Nfs4Result, Void};
+
+    use super::*;
+
+    fn read_like(results: &mut Results, data: &[u8]) {
+        results.put_with_payload(OpNum4::Read, &1u32.to_be_bytes(), data.to_vec());
+    }
+
+    #[test]
+    fn the_status_is_the_last_results_and_rollback_forgets_results() {
+        let mut results = Results::default();
+        assert_eq!(results.status(), NfsStat4::Ok);
+        results.put(&NfsResOp::Putrootfh(Nfs4Result::Ok(Void)));
+        let mark = results.mark();
+        read_like(&mut results, b"abc");
+        results.put(&NfsResOp::error(OpNum4::Lookup, NfsErr4::NoEnt));
+        assert_eq!((results.count(), results.status()), (3, NfsStat4::from(NfsErr4::NoEnt)));
+        results.rollback(mark);
+        assert_eq!((results.count(), results.status()), (1, NfsStat4::Ok));
+        assert_eq!(results.reply_len(b""), results.reply(1, b"").len());
+    }
+
+    #[test]
+    fn a_cached_reply_replays_byte_for_byte_under_a_new_xid_with_its_payloads_in_place() {
+        let mut results = Results::default();
+        results.put(&NfsResOp::Putrootfh(Nfs4Result::Ok(Void)));
+        read_like(&mut results, b"hello");
+        read_like(&mut results, b"");
+        results.put(&NfsResOp::Putrootfh(Nfs4Result::Ok(Void)));
+        let original = results.reply(7, b"tag");
+        let cached = results.cached(b"tag");
+        assert_eq!(cached.len(), results.cached_len(b"tag"));
+        let again = replay(8, &cached).expect("a cached reply");
+        assert_eq!(again.to_vec()[4..], original.to_vec()[4..], "the same reply but for the xid");
+        assert_eq!(again.to_vec()[..4], 8u32.to_be_bytes());
+        let ats = |r: &Reply| r.payloads().iter().map(|p| (p.at, p.data.clone())).collect::<Vec<_>>();
+        assert_eq!(ats(&again), ats(&original));
+        assert_eq!(again.payloads().len(), 2, "the empty payload keeps its place too");
+    }
+
+    #[test]
+    fn cached_bytes_that_do_not_hold_together_replay_nothing() {
+        assert!(replay(1, &[]).is_none());
+        assert!(replay(1, &[0, 0, 0, 9, 0, 0]).is_none());
+        assert!(replay(1, &[0, 0, 0, 1, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]).is_none());
+    }
+}

@@ -1,4 +1,6 @@
 use nfs3_proto::{MountCall, MountReply, Nfs3Call, Nfs3Reply, MOUNT_PROGRAM, MOUNT_V3, NFS_PROGRAM, NFS_V3};
+use nfs4_proto::callback::{CB_COMPOUND, NFS4_CALLBACK_VERSION};
+use nfs4_proto::{CbCompound4Args, CbCompound4Res, Compound4Args, Compound4Res, NFS_V4};
 use onc_rpc::portmap::{Mapping, PmapList, PMAP_VERSION};
 use onc_rpc::rpcbind::{Rpcb, RpcbEntryList, RpcbList, RpcbString, RPCBIND_V3, RPCBIND_V4};
 use onc_rpc::{AcceptStat, MessageBody, ReplyBody, RpcError, RpcMessage};
@@ -19,6 +21,14 @@ pub enum Body<'a> {
     Nfs3Reply(Nfs3Reply<'a>),
     MountCall(MountCall<'a>),
     MountReply(MountReply<'a>),
+    /// NFSv4 COMPOUND arguments (procedure 1).
+    Nfs4Call(Box<Compound4Args<'a>>),
+    /// NFSv4 COMPOUND results.
+    Nfs4Reply(Box<Compound4Res<'a>>),
+    /// NFSv4.1 CB_COMPOUND arguments, sent by a server on the client's connection.
+    CbCall(Box<CbCompound4Args<'a>>),
+    /// NFSv4.1 CB_COMPOUND results.
+    CbReply(Box<CbCompound4Res<'a>>),
     /// Port mapper v2 SET/UNSET/GETPORT arguments.
     PortmapMapping(Mapping),
     /// Port mapper v2 DUMP results.
@@ -68,6 +78,10 @@ impl Decoded<'_> {
             Body::Nfs3Reply(b) => b.encode(&mut w),
             Body::MountCall(b) => b.encode(&mut w),
             Body::MountReply(b) => b.encode(&mut w),
+            Body::Nfs4Call(b) => b.encode(&mut w),
+            Body::Nfs4Reply(b) => b.encode(&mut w),
+            Body::CbCall(b) => b.encode(&mut w),
+            Body::CbReply(b) => b.encode(&mut w),
             Body::PortmapMapping(b) => b.encode(&mut w),
             Body::PortmapList(b) => b.encode(&mut w),
             Body::Rpcbind(b) => b.encode(&mut w),
@@ -93,10 +107,19 @@ fn nfs3_error(key: CallKey, direction: &str) -> impl FnOnce(nfs3_proto::DecodeEr
     }
 }
 
-/// A readable name for a procedure: "NFS3 READ", "MOUNT3 MNT", "PORTMAP2 proc 3".
+/// The callback program number the Linux client puts in CREATE_SESSION (`NFS4_CALLBACK`, 0x40000000).
+/// The number is the client's choice (RFC 8881 §18.36): a capture of another client's callbacks decodes
+/// them as opaque bodies.
+pub const LINUX_CALLBACK_PROGRAM: u32 = 0x4000_0000;
+
+/// A readable name for a procedure: "NFS3 READ", "NFS4 COMPOUND", "MOUNT3 MNT", "PORTMAP2 proc 3".
 pub fn procedure_name(key: CallKey) -> String {
     match (key.prog, key.vers) {
         (NFS_PROGRAM, NFS_V3) => format!("NFS3 {}", nfs3_proto::nfs3_proc_name(key.proc)),
+        (NFS_PROGRAM, NFS_V4) => format!("NFS4 {}", if key.proc == 0 { "NULL" } else { "COMPOUND" }),
+        (LINUX_CALLBACK_PROGRAM, NFS4_CALLBACK_VERSION) => {
+            format!("NFS4 callback {}", if key.proc == 0 { "CB_NULL" } else { "CB_COMPOUND" })
+        }
         (MOUNT_PROGRAM, MOUNT_V3) => format!("MOUNT3 {}", nfs3_proto::mount_proc_name(key.proc)),
         (100000, v) => format!("PORTMAP{v} proc {}", key.proc),
         (p, v) => format!("program {p} v{v} proc {}", key.proc),
@@ -115,6 +138,16 @@ pub fn decode_call(record: &[u8]) -> Result<Decoded<'_>, InspectError> {
         (MOUNT_PROGRAM, MOUNT_V3) => {
             Body::MountCall(MountCall::decode(key.proc, args).map_err(nfs3_error(key, "call"))?)
         }
+        (NFS_PROGRAM, NFS_V4) => match key.proc {
+            0 => empty_or_error(args, key)?,
+            1 => Body::Nfs4Call(Box::new(decode_exact(args).map_err(body_error(key, "call"))?)),
+            _ => return Err(InspectError::UnknownProcedure(procedure_name(key))),
+        },
+        (LINUX_CALLBACK_PROGRAM, NFS4_CALLBACK_VERSION) => match key.proc {
+            0 => empty_or_error(args, key)?,
+            CB_COMPOUND => Body::CbCall(Box::new(decode_exact(args).map_err(body_error(key, "call"))?)),
+            _ => return Err(InspectError::UnknownProcedure(procedure_name(key))),
+        },
         (100000, PMAP_VERSION) => match key.proc {
             0 | 4 => empty_or_error(args, key)?,
             1..=3 => Body::PortmapMapping(decode_exact(args).map_err(body_error(key, "call"))?),
@@ -155,6 +188,14 @@ pub fn decode_reply(record: &[u8], key: CallKey) -> Result<Decoded<'_>, InspectE
         (MOUNT_PROGRAM, MOUNT_V3) => {
             Body::MountReply(MountReply::decode(key.proc, results).map_err(nfs3_error(key, "reply"))?)
         }
+        (NFS_PROGRAM, NFS_V4) => match key.proc {
+            0 => empty_or_error(results, key)?,
+            _ => Body::Nfs4Reply(Box::new(decode_exact(results).map_err(body_error(key, "reply"))?)),
+        },
+        (LINUX_CALLBACK_PROGRAM, NFS4_CALLBACK_VERSION) => match key.proc {
+            0 => empty_or_error(results, key)?,
+            _ => Body::CbReply(Box::new(decode_exact(results).map_err(body_error(key, "reply"))?)),
+        },
         (100000, PMAP_VERSION) => match key.proc {
             0 => empty_or_error(results, key)?,
             1..=3 => Body::Word(decode_exact(results).map_err(body_error(key, "reply"))?),

@@ -42,6 +42,16 @@ pub fn describe(message: &MessageBody<'_>, body: &Body<'_>) -> String {
     let _ = match body {
         Body::Nfs3Call(c) => describe_nfs3_call(&mut s, c),
         Body::Nfs3Reply(r) => describe_nfs3_reply(&mut s, r),
+        Body::Nfs4Call(c) => describe_nfs4_call(&mut s, c),
+        Body::Nfs4Reply(r) => describe_nfs4_reply(&mut s, r),
+        Body::CbCall(c) => {
+            let ops: Vec<&str> = c.argarray.iter().map(|op| op.name()).collect();
+            write!(s, "minorversion {} ident {}: {}", c.minorversion, c.callback_ident, ops.join(" "))
+        }
+        Body::CbReply(r) => {
+            let ops: Vec<String> = r.resarray.iter().map(|op| format!("{} {}", op.name(), op.status())).collect();
+            write!(s, "{}: {}", r.status, ops.join(", "))
+        }
         Body::MountCall(c) => write!(s, "{c:?}"),
         Body::MountReply(MountReply::Mnt(MountRes3::Ok(ok))) => {
             write!(s, "MNT3_OK {} flavors {:?}", fh(&ok.fhandle), ok.auth_flavors)
@@ -118,4 +128,35 @@ fn describe_nfs3_reply(s: &mut String, reply: &Nfs3Reply<'_>) -> std::fmt::Resul
         Nfs3Reply::Lookup(r) => r.ok().map_or(Ok(()), |ok| write!(s, " {}", fh(&ok.object))),
         _ => Ok(()),
     }
+}
+
+/// "minorversion 1: SEQUENCE slot 3 seq 17, PUTFH, READ offset 0 count 4096".
+fn describe_nfs4_call(s: &mut String, call: &nfs4_proto::Compound4Args<'_>) -> std::fmt::Result {
+    use nfs4_proto::NfsArgOp;
+    write!(s, "minorversion {}:", call.minorversion)?;
+    for (i, op) in call.argarray.iter().enumerate() {
+        s.push_str(if i == 0 { " " } else { ", " });
+        s.push_str(op.name());
+        match op {
+            NfsArgOp::Sequence(a) => write!(s, " slot {} seq {}", a.slotid, a.sequenceid)?,
+            NfsArgOp::Read(a) => write!(s, " offset {} count {}", a.offset, a.count)?,
+            NfsArgOp::Write(a) => write!(s, " offset {} count {} {:?}", a.offset, a.data.len(), a.stable)?,
+            NfsArgOp::Lookup(a) => write!(s, " {}", name(a.objname.as_bytes()))?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// "NFS4_OK: SEQUENCE NFS4_OK, PUTFH NFS4_OK, READ NFS4_OK count 4096 eof false".
+fn describe_nfs4_reply(s: &mut String, reply: &nfs4_proto::Compound4Res<'_>) -> std::fmt::Result {
+    use nfs4_proto::NfsResOp;
+    write!(s, "{}:", reply.status)?;
+    for (i, op) in reply.resarray.iter().enumerate() {
+        write!(s, "{}{} {}", if i == 0 { " " } else { ", " }, op.name(), op.status())?;
+        if let NfsResOp::Read(nfs4_proto::Nfs4Result::Ok(ok)) = op {
+            write!(s, " count {} eof {}", ok.data.len(), ok.eof)?;
+        }
+    }
+    Ok(())
 }

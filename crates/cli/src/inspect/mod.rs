@@ -11,3 +11,6 @@ pub use body::procedure_name;
 pub use body::{decode_call, decode_reply, Body, CallKey, Decoded, InspectError};
 pub use describe::{describe, nfs3_status_name, reply_status};
 pub use records::{rpc_records, Direction, RecordInCapture, RpcRecords};
+
+#[cfg(test)]
+mod tests;

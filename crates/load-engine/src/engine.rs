@@ -71,6 +71,11 @@ pub(crate) trait Backend {
     fn region(file: &Self::File) -> Region;
     /// Start one clone over its prepared files.
     fn start(&self, files: Vec<Self::File>, clone: CloneSetup) -> tokio::task::JoinHandle<WorkerOutcome>;
+    /// The group is done with its files (every clone ended): what the engine holds open for them is
+    /// let go. Returns a line per file that could not be.
+    async fn release(&self, _files: BTreeMap<String, Self::File>) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// The NFS engine's side: files on the export through the userspace client.
@@ -101,6 +106,22 @@ impl Backend for NfsBackend<'_> {
     fn start(&self, files: Vec<PreparedFile>, clone: CloneSetup) -> tokio::task::JoinHandle<WorkerOutcome> {
         tokio::spawn(worker::run(WorkerSetup { client: self.client.clone(), files, clone }))
     }
+
+    /// CLOSE of every file the group opened (NFSv4; nothing goes out over NFSv3).
+    async fn release(&self, files: BTreeMap<String, PreparedFile>) -> Vec<String> {
+        close_all(self.client, files.into_values()).await
+    }
+}
+
+/// Closes each of `files`; a line per CLOSE that failed.
+async fn close_all(client: &NfsClient, files: impl IntoIterator<Item = PreparedFile>) -> Vec<String> {
+    let mut failed = Vec::new();
+    for file in files {
+        if let Err(e) = client.close(&file.file).await {
+            failed.push(format!("file '{}': closing it failed: {e}", file.name));
+        }
+    }
+    failed
 }
 
 /// Run every group of `set` against `client`.
@@ -221,6 +242,8 @@ async fn run_group<B: Backend>(
         }
         run.results.push(result_for(clone, outcome, cpu.clone()));
     }
+    // After the clock and the CPU count stopped: CLOSE is not part of the measured run.
+    run.failures.extend(backend.release(prepared).await);
     Ok(())
 }
 
@@ -255,13 +278,14 @@ async fn prepare_in_step<B: Backend>(
     prepared
 }
 
-/// Lay out every distinct file of the group, a few at a time.
+/// Lay out every distinct file of the group, a few at a time; when one fails, the others opened are
+/// closed and its error returned.
 async fn prepare_all(
     client: &NfsClient,
     requests: BTreeMap<String, LayoutRequest>,
     verbose: bool,
 ) -> Result<BTreeMap<String, PreparedFile>, EngineError> {
-    use futures_util::stream::{self, StreamExt, TryStreamExt};
+    use futures_util::stream::{self, StreamExt};
     if let Some(request) = requests.values().find(|r| r.sized_by_file) {
         return Err(EngineError::Usage(format!(
             "file '{}': you need to specify size= (or filesize=): nfsbench creates the files it uses over NFS",
@@ -277,7 +301,7 @@ async fn prepare_all(
         }
     }
     let root = client.root().clone();
-    stream::iter(requests.into_values().enumerate())
+    let done: Vec<Result<(String, PreparedFile), EngineError>> = stream::iter(requests.into_values().enumerate())
         .map(|(i, request)| {
             let (dir, leaf) = match request.name.rsplit_once('/') {
                 Some((d, l)) => (dirs.get(d).cloned().unwrap_or_else(|| root.clone()), l.to_string()),
@@ -292,8 +316,17 @@ async fn prepare_all(
             }
         })
         .buffer_unordered(4)
-        .try_collect()
-        .await
+        .collect()
+        .await;
+    let (prepared, failed): (Vec<_>, Vec<_>) = done.into_iter().partition(Result::is_ok);
+    let prepared = prepared.into_iter().flatten();
+    match failed.into_iter().find_map(Result::err) {
+        None => Ok(prepared.collect()),
+        Some(e) => {
+            close_all(client, prepared.map(|(_, file)| file)).await;
+            Err(e)
+        }
+    }
 }
 
 /// One clone's share of the process's CPU use: fio reports each job thread's own use, and summing

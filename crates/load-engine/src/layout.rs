@@ -1,20 +1,23 @@
-//! Files before the I/O starts, as fio lays them out (their directories made by `paths`): missing files are
-//! created, and a file that a job reads but that is shorter than its region is written out to full size
-//! ("Laying out IO file"), with verify units when the job verifies. fio's nfs engine skips this and fails
-//! on read jobs; nfsbench must not.
+//! Files before the I/O starts, as fio lays them out (their directories made by `paths`): each file is
+//! opened — created when missing — and a file that a job reads but that is shorter than its region is
+//! written out to full size ("Laying out IO file"), with verify units when the job verifies. fio's nfs
+//! engine skips this and fails on read jobs; nfsbench must not. The open (NFSv4 OPEN with UNCHECKED4;
+//! NFSv3 LOOKUP, then CREATE when missing) is the one every clone of the group does its I/O through, and
+//! the engine closes it when the group is done.
 
 use crate::error::EngineError;
 use crate::offsets::Region;
 use crate::verify::Verifier;
 use bytes::Bytes;
 use futures_util::stream::{FuturesUnordered, StreamExt};
-use nfs_client::{CreateHow, FileHandle, NfsClient, StableHow};
+use nfs_client::{Access, CreateHow, FileHandle, NfsClient, OpenFile, StableHow};
 
-/// A file ready for a job: its handle, name (relative to the job's directory) and the region it uses.
+/// A file ready for a job: its open, name (relative to the job's directory) and the region it uses.
+/// Clones share the open (a clone of it).
 #[derive(Debug, Clone)]
 pub struct PreparedFile {
     pub name: String,
-    pub fh: FileHandle,
+    pub file: OpenFile,
     pub region: Region,
 }
 
@@ -37,8 +40,8 @@ const LAYOUT_DEPTH: usize = 8;
 /// Mode of files nfsbench creates.
 const FILE_MODE: u32 = 0o644;
 
-/// Resolve (and create) the file `leaf` in `dir` (the directory of `request.name`, already resolved),
-/// then fill it if asked. Returns the file and the bytes written.
+/// Open (and create) the file `leaf` in `dir` (the directory of `request.name`, already resolved), then
+/// fill it if asked. Returns the file and the bytes written; a file whose filling failed is closed.
 pub async fn prepare_file(
     client: &NfsClient,
     dir: &FileHandle,
@@ -49,21 +52,24 @@ pub async fn prepare_file(
     if leaf.is_empty() {
         return Err(EngineError::Usage(format!("file name '{}' names no file", request.name)));
     }
-    let (fh, attr) = match client.lookup(dir, leaf).await.map_err(|e| EngineError::file(&request.name, e))? {
-        Some(found) => found,
-        None => client
-            .create(dir, leaf, CreateHow::Unchecked, FILE_MODE)
-            .await
-            .map_err(|e| EngineError::file(&request.name, e))?,
-    };
+    let create = Some((CreateHow::Unchecked, FILE_MODE));
+    let (file, attr) =
+        client.open(dir, leaf, Access::ReadWrite, create).await.map_err(|e| EngineError::file(&request.name, e))?;
     let end = request.region.start + request.region.len;
     let mut written = 0;
     if request.fill && attr.size < end {
         let from = fill_start(attr.size, request.region, request.verifier.map_or(1, |v| v.interval()));
-        let fill = Fill { client, fh: &fh, name: &request.name, from, end, verifier: request.verifier, seed };
-        written = fill.run().await?;
+        let fill = Fill { client, file: &file, name: &request.name, from, end, verifier: request.verifier, seed };
+        written = match fill.run().await {
+            Ok(written) => written,
+            Err(e) => {
+                // The layout's error is the one to report; the file's CLOSE is done as best it can be.
+                let _ = client.close(&file).await;
+                return Err(e);
+            }
+        };
     }
-    Ok((PreparedFile { name: request.name.clone(), fh, region: request.region }, written))
+    Ok((PreparedFile { name: request.name.clone(), file, region: request.region }, written))
 }
 
 /// Where filling resumes: the last whole unit below the current size, never before the region.
@@ -83,7 +89,7 @@ const MAX_LAYOUT_PASSES: u32 = 4;
 #[derive(Clone, Copy)]
 struct Fill<'a> {
     client: &'a NfsClient,
-    fh: &'a FileHandle,
+    file: &'a OpenFile,
     name: &'a str,
     from: u64,
     end: u64,
@@ -116,7 +122,7 @@ impl Fill<'_> {
     /// One pass: the bytes written and whether one write verifier held from the first WRITE to the
     /// COMMIT.
     async fn pass(&self) -> Result<(u64, bool), EngineError> {
-        let Fill { client, fh, name, from, end, verifier, seed } = *self;
+        let Fill { client, file, name, from, end, verifier, seed } = *self;
         let unit = verifier.map_or(4096, |v| v.interval());
         let chunk = (u64::from(client.wsize()) / unit * unit).max(unit);
         let filler = Bytes::from(crate::buffers::random_bytes(chunk as usize, seed));
@@ -129,7 +135,7 @@ impl Fill<'_> {
             while offset < end && in_flight.len() < LAYOUT_DEPTH {
                 let len = chunk.min(end - offset);
                 let data = layout_chunk(verifier, &filler, offset, len, seed);
-                let pending = client.submit_write(fh, offset, data, StableHow::Unstable);
+                let pending = client.submit_write(file, offset, data, StableHow::Unstable);
                 in_flight.push(async move { (offset, len, pending.await) });
                 offset += len;
             }
@@ -143,7 +149,7 @@ impl Fill<'_> {
                 written += asked;
             }
         }
-        let committed = client.commit(fh, 0, 0).await.map_err(|e| EngineError::file(name, e))?;
+        let committed = client.commit(file, 0, 0).await.map_err(|e| EngineError::file(name, e))?;
         stable &= write_verifier.is_none_or(|v| v == committed);
         Ok((written, stable))
     }

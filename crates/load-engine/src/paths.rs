@@ -47,7 +47,7 @@ pub async fn resolve_directory(client: &NfsClient, dir: &str) -> Result<FileHand
             None => match client.mkdir(&current, part, 0o755).await {
                 Ok((fh, _)) => fh,
                 // Another client (an MPI rank) made it between our LOOKUP and MKDIR: use theirs.
-                Err(e) if e.nfs_status() == Some(nfs_client::NfsErr3::Exist) => {
+                Err(e) if e.already_exists() => {
                     client.lookup(&current, part).await.map_err(err)?.ok_or_else(|| err(e))?.0
                 }
                 Err(e) => return Err(err(e)),

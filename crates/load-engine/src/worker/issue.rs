@@ -17,10 +17,10 @@ impl Worker {
         let before = Instant::now();
         let submitted = match op {
             Op::Read { file, offset, len } => {
-                let fh = &self.files[file].fh;
+                let open = &self.files[file].file;
                 Submitted::Read(
                     split::pieces(offset, len, self.client.rsize())
-                        .map(|(at, n)| (self.client.submit_read(fh, at, n as u32), n))
+                        .map(|(at, n)| (self.client.submit_read(open, at, n as u32), n))
                         .collect(),
                 )
             }
@@ -28,17 +28,17 @@ impl Worker {
                 // A direct write is stable when acknowledged (what O_DIRECT through the Linux client gives
                 // for a single-RPC write); buffered writes are UNSTABLE and committed on fsync or close.
                 let stable = if self.core.spec.direct { StableHow::FileSync } else { StableHow::Unstable };
-                let fh = &self.files[file].fh;
+                let open = &self.files[file].file;
                 Submitted::Write(
                     split::pieces(offset, data.len() as u64, self.client.wsize())
                         .map(|(at, n)| {
                             let start = (at - offset) as usize;
-                            (self.client.submit_write(fh, at, data.slice(start..start + n as usize), stable), n)
+                            (self.client.submit_write(open, at, data.slice(start..start + n as usize), stable), n)
                         })
                         .collect(),
                 )
             }
-            Op::Sync { file } => Submitted::Sync(self.client.submit_commit(&self.files[file].fh, 0, 0)),
+            Op::Sync { file } => Submitted::Sync(self.client.submit_commit(&self.files[file].file, 0, 0)),
         };
         let after = Instant::now();
         (submitted, nanos(after - before), after)

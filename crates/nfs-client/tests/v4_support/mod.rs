@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod ops;
+pub mod rdma;
 pub mod state;
 
 use std::collections::HashMap;

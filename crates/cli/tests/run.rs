@@ -79,7 +79,7 @@ fn help_lists_the_contract_and_exits_0() {
 #[test]
 fn bad_usage_exits_2_with_one_line_naming_what_was_refused() {
     let cases: [(&[&str], &str); 5] = [
-        (&["--name=a", "--size=1m", "--target", "h:/e", "-o", "vers=4.1"], "vers=4.1"),
+        (&["--name=a", "--size=1m", "--target", "h:/e", "-o", "vers=4.0"], "vers=4.0"),
         (&["--name=a", "--size=1m", "--target", "h:/e", "-o", "nconnect=4,bogus"], "bogus"),
         (&["--name=a", "--size=1m", "--zonemode=zbd", "--target", "h:/e"], "zonemode"),
         (&["--name=a", "--size=1m", "--rw=randread:8", "--target", "h:/e"], "randread:8"),

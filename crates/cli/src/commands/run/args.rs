@@ -209,7 +209,8 @@ fn parse_threads(text: &str) -> Result<usize, String> {
 
 /// `nfsbench run --help`.
 pub const HELP: &str = "\
-Run fio-style jobs against an NFS export through nfsbench's own NFSv3 client (no mount, no root).
+Run fio-style jobs against an NFS export through nfsbench's own NFS client (NFSv3, NFSv4.1, NFSv4.2; no
+mount, no root).
 
 Usage: nfsbench run [JOBFILE.fio] [--name=NAME --rw=... --bs=... fio options]
                     --target HOST:/EXPORT | nfs://HOST/EXPORT?version=3&nfsport=P&mountport=P&nconnect=N
@@ -223,9 +224,10 @@ Usage: nfsbench run [JOBFILE.fio] [--name=NAME --rw=... --bs=... fio options]
                          JSON gains what the kernel negotiated and its RPC counters over the run
   --directory DIR        fio's directory= for every job; without --target the jobs' files are there
                          (the file engine: direct=1 is O_DIRECT, fio's io_uring engine's model)
-  -o OPTIONS             mount.nfs options: vers=3,proto=tcp|rdma,port=,mountport=,nconnect=,
-                         remoteports=A-B (or A~B~C),rsize=,wsize=,timeo=,retrans=,hard|soft,...
-                         proto=rdma: RPC-over-RDMA v1 to port 20049 (MOUNT stays on TCP)
+  -o OPTIONS             mount.nfs options: vers=3|4|4.1|4.2,proto=tcp|rdma,port=,mountport=,nconnect=,
+                         remoteports=A-B (or A~B~C),max_connect=,rsize=,wsize=,timeo=,retrans=,hard|soft,...
+                         proto=rdma: RPC-over-RDMA v1 to port 20049 (NFSv3's MOUNT stays on TCP);
+                         NFSv4 goes to port 2049 (20049 over RDMA) with no port mapper and no MOUNT
   --output-format F      normal (default), json, json+ or a comma list, as fio writes them
   --output FILE          write the results to FILE instead of stdout
   --client-threads N     client threads (default: half the cores, at most one per job clone)

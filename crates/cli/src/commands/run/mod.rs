@@ -212,7 +212,7 @@ async fn run_jobs(
     me: &Me,
 ) -> Result<(), CliError> {
     let client = match spec {
-        Some(spec) => Some(mount_in_step(args, spec, clients.as_deref(), me).await?),
+        Some(spec) => Some(mount_in_step(args, spec, calls_in_flight(jobs), clients.as_deref(), me).await?),
         None => None,
     };
     let live = Arc::new(LiveCounters::default());
@@ -303,10 +303,11 @@ async fn run_jobs(
 async fn mount_in_step(
     args: &RunArgs,
     spec: &MountSpec,
+    in_flight: u32,
     clients: Option<&MpiClients>,
     me: &Me,
 ) -> Result<NfsClient, CliError> {
-    let mounted = mount(args, spec, me).await;
+    let mounted = mount(args, spec, in_flight, me).await;
     if let Some(clients) = clients {
         if !clients.all_ok(mounted.is_ok()) {
             return Err(match mounted {
@@ -330,12 +331,25 @@ fn said_failures(failures: &[String]) -> Result<(), CliError> {
     }
 }
 
-/// The client mounted as `-o` asks, or the exit status that says why not.
-async fn mount(args: &RunArgs, spec: &MountSpec, me: &Me) -> Result<NfsClient, CliError> {
+/// The most I/Os the engine keeps in flight at once: `iodepth × numjobs` summed over the jobs of the
+/// largest group (groups run one after another). An NFSv4 session asks for that many slots.
+fn calls_in_flight(jobs: &fio_job::JobSet) -> u32 {
+    let mut groups: std::collections::BTreeMap<u32, u32> = std::collections::BTreeMap::new();
+    for job in &jobs.jobs {
+        let calls = job.iodepth.max(1).saturating_mul(job.numjobs.max(1));
+        let group = groups.entry(job.group).or_default();
+        *group = group.saturating_add(calls);
+    }
+    groups.into_values().max().unwrap_or(1)
+}
+
+/// The client mounted as `-o` asks (an NFSv4 session with a slot for each of `in_flight` calls), or the
+/// exit status that says why not.
+async fn mount(args: &RunArgs, spec: &MountSpec, in_flight: u32, me: &Me) -> Result<NfsClient, CliError> {
     let rdma = super::rdma_flags::rdma_settings(args.rdma_provider, args.rdma_credits, args.rdma_inline);
     // `--wan`: one link for every connection of this client, TCP and RDMA alike (the client applies it).
     let config = MountConfig { spec: spec.clone(), rdma, link: args.wan.clone() };
-    let mut builder = NfsClient::builder(&config);
+    let mut builder = NfsClient::builder(&config).max_in_flight(in_flight);
     if config.is_rdma() {
         let provider = super::provider::open_provider(config.rdma.provider).map_err(|message| me.failed(&message))?;
         builder = builder.rdma_provider(provider);

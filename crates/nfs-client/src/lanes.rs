@@ -130,8 +130,9 @@ impl<L> Drop for Lanes<L> {
     }
 }
 
-/// Implements [`crate::RpcTransport`] for a transport struct whose `lanes` field is a `Lanes<$lane>`, and
-/// [`Lane`] for `$lane` from its inherent `submit`, `info`, `close` and its `counters` field.
+/// Implements [`crate::RpcTransport`] for a transport struct whose `lanes` field is a `Lanes<$lane>` and
+/// whose `callbacks` field is its `Arc<transport::Callbacks>`, and [`Lane`] for `$lane` from its inherent
+/// `submit`, `info`, `close` and its `counters` field.
 macro_rules! transport_over_lanes {
     ($transport:ty, $lane:ty) => {
         impl $crate::lanes::Lane for $lane {
@@ -161,6 +162,12 @@ macro_rules! transport_over_lanes {
             }
             fn shutdown(&self) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>> {
                 self.lanes.shutdown()
+            }
+            fn set_callback_handler(&self, handler: std::sync::Arc<dyn $crate::transport::CallbackHandler>) {
+                self.callbacks.set(handler)
+            }
+            fn callback_stats(&self) -> $crate::transport::CallbackStats {
+                self.callbacks.stats()
             }
         }
     };

@@ -8,13 +8,23 @@
 //! RFC 8166 §3.5), retransmits it as its rules say, and completes the [`ReplySender`] with the reply
 //! record as [`Bytes`] plus, for transports that place bulk data directly, the separately placed
 //! payload. So an RPC-over-RDMA transport can be added without touching the procedure layer.
+//!
+//! The other direction: a server may call the client on the client's own connections (the NFSv4.1
+//! backchannel, RFC 8881 §2.10.3.1: CB_NULL, CB_COMPOUND). A transport tells such a call from a reply
+//! by the RPC message type (RFC 5531 §9: CALL), never matches it to a call of its own, and hands it to
+//! the [`CallbackHandler`] its owner set ([`RpcTransport::set_callback_handler`]); the handler's reply
+//! goes back on the connection the call came on. Without a handler each is answered PROG_UNAVAIL.
 
 use std::fmt;
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, PoisonError, RwLock};
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
+use onc_rpc::{AcceptStat, ReplyBody, RpcMessage};
 use tokio::sync::oneshot;
 
 use crate::error::ClientError;
@@ -126,4 +136,158 @@ pub trait RpcTransport: Send + Sync + fmt::Debug + 'static {
     /// Stops the transport: outstanding and later calls fail with [`ClientError::Closed`]. The signal
     /// is given when this is called; the returned future waits for the transport's tasks to end.
     fn shutdown(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
+
+    /// Serves the calls the server makes on this transport's connections with `handler` from now on
+    /// (replacing any earlier one). Until one is set, each is answered PROG_UNAVAIL (RFC 5531 §9).
+    fn set_callback_handler(&self, handler: Arc<dyn CallbackHandler>);
+
+    /// What the transport did with the server's calls so far.
+    fn callback_stats(&self) -> CallbackStats;
+}
+
+/// Serves the calls a server makes on the client's own connections (the backchannel).
+pub trait CallbackHandler: Send + Sync + fmt::Debug + 'static {
+    /// Takes one call record (a complete RPC call, no transport framing) that came on connection
+    /// `connection` (its index, as in [`ConnectionInfo::index`]) and returns the reply record (same
+    /// xid) to send back on that connection, or `None` to send nothing. Runs on the connection's
+    /// receive path: it must be quick and never block.
+    fn handle_call(&self, record: &[u8], connection: usize) -> Option<Vec<u8>>;
+}
+
+/// What a transport did with the calls its server made (RFC 8881 §2.10.3.1 callbacks).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallbackStats {
+    /// Calls received.
+    pub calls: u64,
+    /// Calls the handler answered.
+    pub answered: u64,
+    /// Calls answered PROG_UNAVAIL because no handler was set.
+    pub unavailable: u64,
+    /// Calls left unanswered: the handler sent nothing, or the connection had no room for the reply
+    /// (its server does not take replies as fast as it calls).
+    pub dropped: u64,
+}
+
+/// True for a record whose RPC message type is CALL (RFC 5531 §9: the word after the xid is 0): a call
+/// from the server, never a reply to one of ours.
+pub(crate) fn is_call(record: &[u8]) -> bool {
+    record.get(4..8) == Some(&[0, 0, 0, 0])
+}
+
+/// The callback service of one transport: the handler its owner set, and what it did. Shared by the
+/// transport's connections.
+#[derive(Default)]
+pub(crate) struct Callbacks {
+    handler: RwLock<Option<Arc<dyn CallbackHandler>>>,
+    calls: AtomicU64,
+    answered: AtomicU64,
+    unavailable: AtomicU64,
+    dropped: AtomicU64,
+}
+
+impl fmt::Debug for Callbacks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Callbacks").field("stats", &self.stats()).finish()
+    }
+}
+
+impl Callbacks {
+    pub(crate) fn set(&self, handler: Arc<dyn CallbackHandler>) {
+        *self.handler.write().unwrap_or_else(PoisonError::into_inner) = Some(handler);
+    }
+
+    /// The reply to send for call `record` that came on `connection`: the handler's, or PROG_UNAVAIL
+    /// without one; `None` when nothing is to be sent. A panicking handler costs that call only.
+    pub(crate) fn serve(&self, record: &[u8], connection: usize) -> Option<Vec<u8>> {
+        self.calls.fetch_add(1, Relaxed);
+        let handler = self.handler.read().unwrap_or_else(PoisonError::into_inner).clone();
+        let Some(handler) = handler else {
+            // RFC 5531 §9: a call to a program this end does not serve.
+            self.unavailable.fetch_add(1, Relaxed);
+            let xid = RpcMessage::peek_xid(record)?;
+            return Some(
+                RpcMessage::reply(xid, ReplyBody::accepted(AcceptStat::ProgUnavail)).header_writer(0).into_vec(),
+            );
+        };
+        match std::panic::catch_unwind(AssertUnwindSafe(|| handler.handle_call(record, connection))) {
+            Ok(Some(reply)) => {
+                self.answered.fetch_add(1, Relaxed);
+                Some(reply)
+            }
+            Ok(None) => {
+                self.dropped.fetch_add(1, Relaxed);
+                None
+            }
+            Err(_) => {
+                tracing::error!(connection, len = record.len(), "callback handler panicked; call dropped");
+                self.dropped.fetch_add(1, Relaxed);
+                None
+            }
+        }
+    }
+
+    /// A call the transport does not serve at all (a backward Long Call over RPC-over-RDMA): counted,
+    /// dropped.
+    pub(crate) fn not_served(&self) {
+        self.calls.fetch_add(1, Relaxed);
+        self.dropped.fetch_add(1, Relaxed);
+    }
+
+    /// A reply the handler made could not be sent (no room on the connection): counted as dropped.
+    pub(crate) fn reply_dropped(&self) {
+        self.answered.fetch_sub(1, Relaxed);
+        self.dropped.fetch_add(1, Relaxed);
+    }
+
+    pub(crate) fn stats(&self) -> CallbackStats {
+        CallbackStats {
+            calls: self.calls.load(Relaxed),
+            answered: self.answered.load(Relaxed),
+            unavailable: self.unavailable.load(Relaxed),
+            dropped: self.dropped.load(Relaxed),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use onc_rpc::{CallHeader, OpaqueAuth};
+
+    fn call(xid: u32) -> Vec<u8> {
+        let header = CallHeader::new(0x4000_0001, 1, 0, OpaqueAuth::NONE, OpaqueAuth::NONE);
+        RpcMessage::call(xid, header).header_writer(0).into_vec()
+    }
+
+    #[derive(Debug)]
+    struct Echo;
+
+    impl CallbackHandler for Echo {
+        fn handle_call(&self, record: &[u8], connection: usize) -> Option<Vec<u8>> {
+            assert_ne!(connection, 99, "the panicking connection");
+            let xid = RpcMessage::peek_xid(record)?;
+            Some(RpcMessage::reply(xid, ReplyBody::success(OpaqueAuth::NONE)).header_writer(0).into_vec())
+        }
+    }
+
+    #[test]
+    fn without_a_handler_a_call_is_answered_prog_unavail_with_its_xid() {
+        let callbacks = Callbacks::default();
+        assert!(is_call(&call(7)));
+        let reply = callbacks.serve(&call(7), 0).expect("an answer");
+        let (msg, _) = RpcMessage::decode(&reply).expect("a reply");
+        assert_eq!((msg.xid, msg.as_reply()), (7, Some(&ReplyBody::accepted(AcceptStat::ProgUnavail))));
+        assert_eq!(callbacks.stats(), CallbackStats { calls: 1, unavailable: 1, ..CallbackStats::default() });
+    }
+
+    #[test]
+    fn a_handler_answers_and_a_panicking_one_costs_the_call_only() {
+        let callbacks = Callbacks::default();
+        callbacks.set(Arc::new(Echo));
+        let reply = callbacks.serve(&call(8), 1).expect("answered");
+        assert_eq!(RpcMessage::peek_xid(&reply), Some(8));
+        assert!(callbacks.serve(&call(9), 99).is_none());
+        callbacks.reply_dropped();
+        assert_eq!(callbacks.stats(), CallbackStats { calls: 2, answered: 0, unavailable: 0, dropped: 2 });
+    }
 }

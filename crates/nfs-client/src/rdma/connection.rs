@@ -20,7 +20,7 @@ use crate::error::ClientError;
 use crate::lanes::Counters;
 use crate::responsiveness::Responsiveness;
 use crate::retransmit::RetransmitPolicy;
-use crate::transport::{ReplySender, RpcCall};
+use crate::transport::{Callbacks, ReplySender, RpcCall};
 use crate::types::ConnectionInfo;
 
 /// A call of this transport: what it registered for its current transmission is kept with it.
@@ -58,6 +58,8 @@ pub(crate) struct State {
     pub(crate) link: Option<Link>,
     /// Sends posted whose completion has not been seen: bounded by the send queue's depth.
     pub(super) sends: u32,
+    /// Sends of replies to the server's calls likewise, at most [`super::BACKWARD_CREDITS`].
+    pub(super) backward_sends: u32,
     generation: u64,
     /// The queue pair of this generation is to be dropped (a call timed out on it).
     pub(crate) drop_requested: Option<u64>,
@@ -75,6 +77,8 @@ pub(crate) struct Shared {
     /// Our inline send and receive threshold.
     pub(crate) inline_size: u32,
     pub(crate) responsiveness: Responsiveness,
+    /// The transport's callback service (the server's calls on our queue pairs).
+    pub(crate) callbacks: Arc<Callbacks>,
 }
 
 #[derive(Debug)]
@@ -101,6 +105,7 @@ impl Connection {
             credits: CreditState::new(shared.credits),
             link: None,
             sends: 0,
+            backward_sends: 0,
             generation: 0,
             drop_requested: None,
             replies_here: 0,
@@ -191,6 +196,7 @@ impl Connection {
             // RFC 8166 §3.3.3: a new connection starts with one credit.
             st.credits.reset();
             st.sends = 0;
+            st.backward_sends = 0;
             st.replies_here = 0;
             st.drop_requested = None;
             st.provider.clone_from(&link.provider);
@@ -220,6 +226,7 @@ impl Connection {
             let mut st = self.lock();
             st.link = None;
             st.sends = 0;
+            st.backward_sends = 0;
             st.credits.reset();
             st.calls.requeue_all(|c| stale.push(std::mem::take(&mut c.extra)));
             st.replies_here > 0

@@ -11,6 +11,7 @@ use rdma::{next_completions, QpConfig, QueuePair, RdmaError};
 use rpcrdma_proto::{effective_thresholds, InlineThresholds};
 use tokio::sync::{watch, Notify};
 
+use super::callback::BACKWARD_CREDITS;
 use super::connection::{Connection, Link, Shared};
 use crate::lanes::Counters;
 use crate::retransmit::RetransmitPolicy;
@@ -23,14 +24,17 @@ const BATCH: usize = 64;
 
 /// Opens a queue pair to `addr`: our inline size in RFC 8797 private data both ways (no remote
 /// invalidation), initiator depth 0 (the server does every RDMA Read and Write), a receive queue as
-/// deep as the credits we ask for, each receive posted before anything is sent.
+/// deep as the credits we ask for and the backward calls we accept, each receive posted before
+/// anything is sent.
 pub(crate) async fn open(shared: &Shared, addr: SocketAddr) -> Result<Link, RdmaError> {
     let ours = InlineThresholds { send: shared.inline_size, recv: shared.inline_size };
     let private = ours.to_private(false).encode();
+    // RFC 8167 §4: receives for the server's calls beyond those for our replies; Sends for our replies.
+    let receives = shared.credits + BACKWARD_CREDITS;
     let config = QpConfig {
         recv_size: shared.inline_size,
-        max_recv: shared.credits,
-        max_send: shared.credits,
+        max_recv: receives,
+        max_send: receives,
         initiator_depth: 0,
         responder_resources: RESPONDER_RESOURCES,
     };
@@ -46,7 +50,7 @@ pub(crate) async fn open(shared: &Shared, addr: SocketAddr) -> Result<Link, Rdma
     // RFC 8797 §4: a peer that sent no (valid) private data is taken to use 1024 bytes each way.
     let limits = effective_thresholds(ours, Some(&qp.info().peer_private_data));
     // RFC 8166 §3.3.1: one posted receive per credit, so no reply ever finds none.
-    if let Err(e) = qp.post_recvs(shared.credits) {
+    if let Err(e) = qp.post_recvs(receives) {
         qp.disconnect();
         return Err(e);
     }

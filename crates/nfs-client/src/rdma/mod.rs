@@ -12,12 +12,17 @@
 //! - Marshalling (`marshal.rs`): inline, WRITE data in a Read chunk, or a Long Call; READ data through a
 //!   Write chunk, large replies through a Reply chunk. Memory is registered per call and invalidated
 //!   when its reply arrives or it fails, before the caller hears of it.
+//! - The server's calls (RFC 8167, `callback.rs`): [`BACKWARD_CREDITS`] receives are posted beyond the
+//!   credits for them; one arriving as RDMA_MSG with an RPC CALL is answered by the transport's
+//!   callback handler (or PROG_UNAVAIL) with an inline RDMA_MSG granting that many, never matched to
+//!   one of our calls and never read as a forward grant.
 //! - Timeouts and lost connections (`connection.rs`, `driver.rs`): the same [`RetransmitPolicy`] as over
 //!   TCP (`timeo`/`retrans`/`hard`/`soft`), but a sent call that times out forces a reconnection instead
 //!   of a retransmission on the same queue pair (`Recovery::Reconnect`, as Linux's xprtrdma: a responder
 //!   counts every call against its credits, and RDMA has no keep-alive); every outstanding call is then
 //!   sent again on the new queue pair, same xid, fresh registrations.
 
+mod callback;
 mod connection;
 mod driver;
 mod link;
@@ -40,6 +45,8 @@ use crate::lanes::{transport_over_lanes, Lanes};
 use crate::responsiveness::Responsiveness;
 use crate::retransmit::RetransmitPolicy;
 use crate::slot;
+use crate::transport::Callbacks;
+pub use callback::BACKWARD_CREDITS;
 use connection::{Connection, Shared};
 pub use link::provider_over_link;
 
@@ -96,6 +103,7 @@ impl RdmaConfig {
 #[derive(Debug)]
 pub struct RdmaTransport {
     lanes: Lanes<Connection>,
+    callbacks: Arc<Callbacks>,
 }
 
 impl RdmaTransport {
@@ -116,6 +124,7 @@ impl RdmaTransport {
             credits: config.credits,
             inline_size: config.inline_size,
             responsiveness: Responsiveness::default(),
+            callbacks: Arc::new(Callbacks::default()),
         });
         let mut attempts = JoinSet::new();
         for (index, &addr) in addrs.iter().enumerate() {
@@ -146,7 +155,7 @@ impl RdmaTransport {
             ];
             (conn, tasks)
         });
-        Ok(RdmaTransport { lanes })
+        Ok(RdmaTransport { lanes, callbacks: Arc::clone(&shared.callbacks) })
     }
 }
 

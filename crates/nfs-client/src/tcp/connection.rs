@@ -3,8 +3,10 @@
 //! sent, same xid, on the next (RFC 5531 §9: a retransmission keeps its xid).
 //!
 //! Every operation takes the state lock once: a submission (insert + queue), a writer batch, a reader
-//! batch of replies, a timer scan.
+//! batch of replies, a timer scan. A reader batch's calls from the server (callbacks) are answered
+//! before it, outside the lock, and their replies queued for the writer.
 
+use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -19,7 +21,7 @@ use crate::error::ClientError;
 use crate::lanes::Counters;
 use crate::responsiveness::Responsiveness;
 use crate::retransmit::RetransmitPolicy;
-use crate::transport::{ReplySender, RpcCall, RpcReply};
+use crate::transport::{is_call, Callbacks, ReplySender, RpcCall, RpcReply};
 use crate::types::ConnectionInfo;
 
 #[derive(Debug)]
@@ -30,6 +32,8 @@ pub(crate) struct State {
     /// Replies received on the current TCP connection (a connection that dies without any counts as
     /// a failed attempt for the reconnection backoff).
     replies_here: u64,
+    /// Replies to the server's calls, for the writer (at most [`super::MAX_CALLBACK_REPLIES`]).
+    callback_replies: VecDeque<Vec<u8>>,
 }
 
 /// Settings and flags shared by the connections of one mount.
@@ -40,6 +44,8 @@ pub(crate) struct Shared {
     pub(crate) responsiveness: Responsiveness,
     /// The emulated long-distance link the connections go through, if any.
     pub(crate) link: Option<Arc<wan::Link>>,
+    /// The transport's callback service (the server's calls on our connections).
+    pub(crate) callbacks: Arc<Callbacks>,
 }
 
 #[derive(Debug)]
@@ -61,7 +67,13 @@ impl Connection {
             index,
             remote,
             shared,
-            state: Mutex::new(State { calls, local: None, connected: false, replies_here: 0 }),
+            state: Mutex::new(State {
+                calls,
+                local: None,
+                connected: false,
+                replies_here: 0,
+                callback_replies: VecDeque::new(),
+            }),
             wake: Notify::new(),
             counters: Counters::default(),
         }
@@ -87,11 +99,14 @@ impl Connection {
         }
     }
 
-    /// Moves the queued calls into the writer's batch.
+    /// Moves the queued calls, and the replies to the server's calls, into the writer's batch.
     pub(crate) fn take_queued(&self, batch: &mut Batch) {
         let mut retransmitted = 0;
         {
             let mut st = self.lock();
+            while let Some(reply) = st.callback_replies.pop_front() {
+                batch.push_record(&reply);
+            }
             while let Some(c) = st.calls.pop_waiting() {
                 retransmitted += u64::from(c.mark_sent());
                 batch.push(&c.call);
@@ -106,8 +121,43 @@ impl Connection {
         self.lock().calls.has_waiting()
     }
 
-    /// Completes the calls the `records` answer; `done` is scratch space.
+    /// Answers the server's calls among `records` (RFC 5531 §9: their message type is CALL; they are
+    /// never matched to a call of ours) and leaves the replies. A call that finds the writer's queue
+    /// full is not served at all: its server calls faster than it reads.
+    fn answer_callbacks(&self, records: &mut Vec<Bytes>) {
+        if !records.iter().any(|r| is_call(r)) {
+            return;
+        }
+        let callbacks = &self.shared.callbacks;
+        let mut queued = false;
+        records.retain(|record| {
+            if !is_call(record) {
+                return true;
+            }
+            if self.lock().callback_replies.len() >= super::MAX_CALLBACK_REPLIES {
+                callbacks.not_served();
+                return false;
+            }
+            // A reply larger than a record we accept is not one a server takes either.
+            match callbacks.serve(record, self.index) {
+                Some(reply) if reply.len() <= self.shared.limits.max_record => {
+                    self.lock().callback_replies.push_back(reply);
+                    queued = true;
+                }
+                Some(_) => callbacks.reply_dropped(),
+                None => {}
+            }
+            false
+        });
+        if queued {
+            self.wake.notify_one();
+        }
+    }
+
+    /// Answers the server's calls among `records`, then completes the calls the others answer; `done`
+    /// is scratch space.
     pub(crate) fn complete(&self, records: &mut Vec<Bytes>, done: &mut Vec<(ReplySender, Bytes)>) {
+        self.answer_callbacks(records);
         let mut unknown = 0;
         {
             let mut st = self.lock();
@@ -162,6 +212,8 @@ impl Connection {
         st.connected = false;
         st.local = None;
         st.calls.requeue_all(|_| {});
+        // Replies to the server's calls belong to the connection they came on.
+        st.callback_replies.clear();
         st.replies_here > 0
     }
 

@@ -6,6 +6,12 @@
 //! [`crate::calls::CallTable`]: the reader hands it replies, the writer takes the calls waiting in it,
 //! and a call that times out waits there to be sent again on the same connection, as Linux does over TCP. Sockets bind any local port: servers that
 //! insist on a privileged source port ("secure", the knfsd default) need `insecure` on the export.
+//!
+//! A record from the server whose RPC message type is CALL is a callback (the NFSv4.1 backchannel):
+//! the reader hands it to the transport's [`CallbackHandler`](crate::transport::CallbackHandler) and
+//! queues the reply for the writer, which sends it as an ordinary record, between whole calls; at most
+//! [`MAX_CALLBACK_REPLIES`] wait per connection, so a server that calls faster than it reads costs a
+//! bounded amount (the calls past it go unanswered, counted).
 
 mod connection;
 mod driver;
@@ -24,10 +30,14 @@ use crate::lanes::{transport_over_lanes, Lanes};
 use crate::responsiveness::Responsiveness;
 use crate::retransmit::RetransmitPolicy;
 use crate::slot;
+use crate::transport::Callbacks;
 use connection::{Connection, Shared};
 pub(crate) use driver::connect;
 use driver::open;
 pub use framing::RecordSplitter;
+
+/// Replies to the server's calls waiting for the writer, per connection, at most.
+pub const MAX_CALLBACK_REPLIES: usize = 16;
 
 /// Room for the RPC and NFS headers of a READ reply beyond its data (verifier up to 400 bytes,
 /// attributes, counts), with plenty to spare.
@@ -46,6 +56,7 @@ pub struct TcpOptions {
 #[derive(Debug)]
 pub struct TcpTransport {
     lanes: Lanes<Connection>,
+    callbacks: Arc<Callbacks>,
 }
 
 impl TcpTransport {
@@ -68,7 +79,14 @@ impl TcpTransport {
         }
         let policy = options.retransmit;
         let limits = RecordLimits { max_record: options.max_record, ..RecordLimits::default() };
-        let shared = Arc::new(Shared { policy, limits, responsiveness: Responsiveness::default(), link });
+        let callbacks = Arc::new(Callbacks::default());
+        let shared = Arc::new(Shared {
+            policy,
+            limits,
+            responsiveness: Responsiveness::default(),
+            link,
+            callbacks: Arc::clone(&callbacks),
+        });
         let timeout = policy.connect_timeout();
         let mut attempts = JoinSet::new();
         for (index, &addr) in addrs.iter().enumerate() {
@@ -90,7 +108,7 @@ impl TcpTransport {
             ];
             (conn, tasks)
         });
-        Ok(TcpTransport { lanes })
+        Ok(TcpTransport { lanes, callbacks })
     }
 }
 

@@ -42,6 +42,12 @@ impl Batch {
         self.segments.is_empty()
     }
 
+    /// Appends `record` (a reply to a call of the server's) as one single-fragment record.
+    pub(crate) fn push_record(&mut self, record: &[u8]) {
+        self.inline(&record_marker(record.len() as u32, true));
+        self.inline(record);
+    }
+
     /// Appends `call` as one single-fragment record (RFC 5531 §11), as the Linux client sends them.
     pub(crate) fn push(&mut self, call: &RpcCall) {
         self.inline(&record_marker(call.wire_len() as u32, true));

@@ -36,12 +36,10 @@ impl RecordHandler for Server {
         Server::may_block(self)
     }
 
-    /// No backward call is made yet, so no reply is awaited: the server's RPC layer counts the record
-    /// as a dropped REPLY (RFC 5531 §9: a server answers calls only) and sends nothing.
+    /// The NFSv4.1 callback path matches the reply to its call by xid; an unknown one is counted as a
+    /// dropped REPLY (RFC 5531 §9: a server answers calls only). Nothing is sent back.
     fn handle_reply(&self, record: &[u8], conn: &ConnectionInfo) -> BackwardReply {
-        // Whatever it would say, a reply is never answered.
-        let _ = Server::handle(self, record, conn);
-        BackwardReply::Unknown
+        Server::handle_reply(self, record, conn)
     }
 }
 

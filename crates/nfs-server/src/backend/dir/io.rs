@@ -1,5 +1,6 @@
 //! READ, WRITE and COMMIT (RFC 1813 §3.3.6, §3.3.7, §3.3.21) with `pread`/`pwrite` on cached fds, and
-//! FSSTAT (§3.3.18) from `statvfs`.
+//! FSSTAT (§3.3.18) from `statvfs`; NFSv4.2's SEEK with lseek(2)'s SEEK_DATA/SEEK_HOLE and ALLOCATE and
+//! DEALLOCATE with fallocate(2) (the file system says NOTSUPP where it cannot).
 //!
 //! Stability: UNSTABLE writes go to the page cache and are reported UNSTABLE; DATA_SYNC writes are followed
 //! by `fdatasync`, FILE_SYNC writes by `fsync`, before the reply; COMMIT is an `fsync` of the whole file
@@ -13,14 +14,14 @@
 use std::os::fd::AsFd;
 
 use nfs3_proto::{Ftype3, NfsErr3, StableHow};
-use rustix::fs::{fchmod, fdatasync, fstatvfs, fsync, Mode};
+use rustix::fs::{fallocate, fchmod, fdatasync, fstatvfs, fsync, seek, FallocateFlags, Mode, SeekFrom};
 use rustix::io::{pread, pwrite, Errno};
 
 use super::errors::nfs_err;
 use super::open::{Access, Handle};
 use super::stat::stat_fd;
 use super::DirBackend;
-use crate::backend::{mode_after_unprivileged_write, BackendResult, Caller, FileId, FsStats, WriteDone};
+use crate::backend::{mode_after_unprivileged_write, BackendResult, Caller, FileId, FsStats, Seek, WriteDone};
 
 /// Largest file size and offset (`off_t` is signed).
 pub(crate) const MAX_FILE_SIZE: u64 = i64::MAX as u64;
@@ -126,6 +127,43 @@ impl DirBackend {
         regular(&handle)?;
         let handle = self.upgrade(handle, Access::Read)?;
         fsync(handle.fd.as_fd()).map_err(nfs_err)
+    }
+
+    /// lseek(2) SEEK_DATA / SEEK_HOLE on the file's own descriptor (reads and writes give their offsets,
+    /// so moving it disturbs nothing); ENXIO (nothing at or after `offset`) is `None`.
+    pub(crate) fn seek_file(&self, file: FileId, offset: u64, what: Seek) -> BackendResult<Option<u64>> {
+        let handle = self.resolve(file)?;
+        regular(&handle)?;
+        let handle = self.upgrade(handle, Access::Read)?;
+        if offset > MAX_FILE_SIZE {
+            return Ok(None);
+        }
+        let at = offset;
+        let whence = match what {
+            Seek::Data => SeekFrom::Data(at),
+            Seek::Hole => SeekFrom::Hole(at),
+        };
+        match seek(handle.fd.as_fd(), whence) {
+            Ok(found) => Ok(Some(found)),
+            Err(Errno::NXIO) => Ok(None),
+            Err(e) => Err(nfs_err(e)),
+        }
+    }
+
+    /// fallocate(2): mode 0 (`punch` false: allocate, extending the size) or PUNCH_HOLE | KEEP_SIZE.
+    pub(crate) fn fallocate_file(&self, file: FileId, offset: u64, length: u64, punch: bool) -> BackendResult<()> {
+        let handle = self.resolve(file)?;
+        regular(&handle)?;
+        match offset.checked_add(length) {
+            Some(end) if end <= MAX_FILE_SIZE => {}
+            _ => return Err(NfsErr3::FBig),
+        }
+        let handle = self.upgrade(handle, Access::ReadWrite)?;
+        let mode = if punch { FallocateFlags::PUNCH_HOLE | FallocateFlags::KEEP_SIZE } else { FallocateFlags::empty() };
+        fallocate(handle.fd.as_fd(), mode, offset, length).map_err(|e| match e {
+            Errno::OPNOTSUPP => NfsErr3::NotSupp,
+            other => nfs_err(other),
+        })
     }
 
     pub(crate) fn fs_stats(&self) -> BackendResult<FsStats> {

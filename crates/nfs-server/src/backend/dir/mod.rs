@@ -55,7 +55,9 @@ use self::find::Finder;
 use self::map::IdentityMap;
 use self::open::{Access, Handle};
 use self::stat::{device, file_id, ftype_of};
-use super::{Backend, BackendResult, Caller, CreateMode, DirPage, FileId, FsStats, NewNode, Persistence, WriteDone};
+use super::{
+    Backend, BackendResult, Caller, CreateMode, DirPage, FileId, FsStats, NewNode, Persistence, Seek, WriteDone,
+};
 use crate::siphash::siphash24;
 
 /// Bounds on the backend's memory and file descriptors.
@@ -296,6 +298,18 @@ impl Backend for DirBackend {
 
     fn max_file_size(&self) -> u64 {
         io::MAX_FILE_SIZE
+    }
+
+    fn seek(&self, file: FileId, offset: u64, what: Seek) -> BackendResult<Option<u64>> {
+        self.seek_file(file, offset, what)
+    }
+
+    fn allocate(&self, file: FileId, offset: u64, length: u64) -> BackendResult<()> {
+        self.fallocate_file(file, offset, length, false)
+    }
+
+    fn deallocate(&self, file: FileId, offset: u64, length: u64) -> BackendResult<()> {
+        self.fallocate_file(file, offset, length, true)
     }
 
     fn write_verifier(&self) -> WriteVerf3 {

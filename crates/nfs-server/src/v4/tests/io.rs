@@ -162,3 +162,25 @@ fn deallocate_punches_a_hole_that_reads_as_zeros() {
     let (data, _) = c.read(file, stateid, 0, 30_000).expect("read");
     assert_eq!(data.len(), 20_000, "ALLOCATE past the end extends the file");
 }
+
+#[test]
+fn a_dir_export_punches_holes_and_seeks_data_with_the_file_system() {
+    let dirs = Dirs::new();
+    let server = dirs.server();
+    let c = Client::new(&server, "dir-punch").minor(2);
+    c.mount();
+    let (stateid, file) = c.create(c.export_fh(), "h");
+    for i in 0..3 {
+        assert_eq!(c.write(file, stateid, i * 65536, &[7u8; 65536]).status(), OK);
+    }
+    let punch = c.seq(vec![putfh(file), NfsArgOp::Deallocate(AllocateArgs { stateid, offset: 65536, length: 65536 })]);
+    assert_eq!(punch.status(), OK, "{:?}", punch.statuses());
+    // Reads of MAX_IO (64 KiB) each.
+    let pages: Vec<Vec<u8>> = (0..3).map(|i| c.read(file, stateid, i * 65536, 65536).expect("read").0).collect();
+    assert!(pages.iter().all(|p| p.len() == 65536), "the size stays");
+    assert!(pages[0].iter().chain(&pages[2]).all(|&b| b == 7) && pages[1].iter().all(|&b| b == 0));
+    let seek = c.seq(vec![putfh(file), NfsArgOp::Seek(SeekArgs { stateid, offset: 0, what: DataContent4::Data })]);
+    let res = seek.res();
+    let Some(NfsResOp::Seek(Nfs4Result::Ok(ok))) = res.resarray.last() else { panic!("{res:?}") };
+    assert_eq!(ok.offset, 0);
+}

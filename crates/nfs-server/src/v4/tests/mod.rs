@@ -2,11 +2,17 @@
 //! [`Server::handle`], their replies decoded with nfs4-proto against the operations sent. One file per
 //! topic; this one holds the client the tests drive (a session on slot 0, as a careful client would).
 
+mod attrs;
 mod backchannel;
 mod compound;
+mod files;
 mod io;
+mod locks;
 mod mount;
+mod namespace;
 mod replay;
+mod restart;
+mod shares;
 
 use std::cell::Cell;
 use std::sync::Arc;
@@ -39,6 +45,35 @@ pub(crate) fn server_with(exports: Vec<ExportConfig>) -> Server {
 /// A server with one RAM-disk export at "/export".
 pub(crate) fn server() -> Server {
     server_with(vec![export("/export", mem())])
+}
+
+/// A scratch directory with `export/` (served by a `dir:` backend) and `state/` (the state directory),
+/// removed on drop.
+pub(crate) struct Dirs {
+    base: std::path::PathBuf,
+}
+
+impl Dirs {
+    pub(crate) fn new() -> Dirs {
+        let base =
+            std::env::temp_dir().join(format!("nfsbench-v4-{}-{:x}", std::process::id(), crate::handle::random_u64()));
+        std::fs::create_dir_all(base.join("export")).expect("scratch export");
+        Dirs { base }
+    }
+
+    /// A server of `export/` at "/export" with `state/` as its state directory.
+    pub(crate) fn server(&self) -> Server {
+        let dir = crate::backend::dir::DirBackend::new(&self.base.join("export")).expect("open export");
+        let exports = vec![export("/export", Arc::new(dir))];
+        Server::with_nfs4(config(exports), Some(&self.base.join("state")), &Nfs4Config::default())
+            .unwrap_or_else(|e| panic!("server: {e}"))
+    }
+}
+
+impl Drop for Dirs {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.base);
+    }
 }
 
 /// A decoded reply's owner: the reply and the operations it answers.

@@ -1,11 +1,16 @@
-//! nfsbench's NFSv3 client (RFC 1813) over TCP, on Tokio: mount an export from a
-//! [`MountSpec`](mount_options::MountSpec), then call NFS procedures with many calls in flight.
+//! nfsbench's NFS client — NFSv3 (RFC 1813), NFSv4.1 (RFC 8881) and NFSv4.2 (RFC 7862) — over TCP and
+//! RPC-over-RDMA, on Tokio: mount an export from a [`MountSpec`](mount_options::MountSpec), then make
+//! file calls with many in flight. The file API is the same for every version (`NfsClient`'s methods:
+//! lookup, mkdir, [`open`](NfsClient::open)/[`close`](NfsClient::close), create, getattr, set_size,
+//! remove, read/write/commit and their two-phase `submit_*`), so a load engine runs unchanged on either;
+//! `v3.rs` holds NFSv3's procedures, [`v4`] the sessions.
 //!
 //! # Mounting
 //!
 //! A mount starts from a [`MountConfig`](mount_options::MountConfig) (the spec, the RDMA settings, the
 //! `--wan` link): [`NfsClient::builder`], then [`MountBuilder::rdma_provider`] for `proto=rdma` (the
-//! provider is opened by the caller), then [`MountBuilder::mount`]. It asks the port mapper (RFC 1833,
+//! provider is opened by the caller) and [`MountBuilder::max_in_flight`] (the NFSv4 session's slots),
+//! then [`MountBuilder::mount`]. NFSv3 asks the port mapper (RFC 1833,
 //! PMAPPROC_GETPORT) for the NFS and MOUNT ports not given in the options, gets the root handle with
 //! MOUNT MNT (both on short-lived TCP connections to the first address), opens `nconnect` connections,
 //! one to each of `spec.connection_addrs()` at the NFS port, and reads FSINFO:
@@ -17,13 +22,26 @@
 //! applied the same way to both: the TCP connections go through its relays ([`wan::tcp::relay`]), the
 //! queue pairs through the provider wrapped by [`rdma::provider_over_link`] (soft provider only).
 //!
+//! NFSv4.1/4.2 (`vers=4.1`, `4.2`, or `4` for the highest both speak) needs no port mapper and no MOUNT:
+//! each connection (TCP, or a queue pair on port 20049) is a transport of its own; EXCHANGE_ID on the
+//! first, CREATE_SESSION with a fore-channel slot for each call the caller keeps in flight, a trunking
+//! check (`server_owner` and scope) with EXCHANGE_ID on every other address of `remoteports`/
+//! `max_connect`, BIND_CONN_TO_SESSION of every connection, RECLAIM_COMPLETE, and the export's root
+//! from PUTROOTFH and LOOKUPs with the file system's `maxread`/`maxwrite` and `lease_time`. Opens are
+//! the client's: one OPEN per file (no delegation wanted), shared by its users, one CLOSE by the last;
+//! every call is SEQUENCE + PUTFH + its operations on a slot. The session survives its connections
+//! (rebound, outstanding slots replayed against the server's reply cache), a lost session or a server
+//! restart (recovered, opens reclaimed), and idleness (the lease renewed). See [`v4`].
+//!
 //! # Calls
 //!
 //! The procedures are `async` methods ([`NfsClient::read`], [`NfsClient::write`], [`NfsClient::lookup`],
 //! ...). READ, WRITE and COMMIT also come in two phases: `submit_*` encodes the call and hands it to a
 //! connection without awaiting anything, returning a [`Pending`] future for the reply, so a load
-//! engine can time submission and completion apart (fio's slat and clat). Nothing bounds the calls in
-//! flight: the caller does (its iodepth).
+//! engine can time submission and completion apart (fio's slat and clat). They take a [`FileRef`]: an
+//! [`OpenFile`] (over NFSv4 its stateid goes with the I/O) or a bare [`FileHandle`]. Nothing bounds the
+//! calls in flight but the caller (its iodepth) and, over NFSv4, the session's slots: a call with no
+//! free slot is sent as soon as one is.
 //!
 //! Calls are spread over the connections round-robin. Each connection has a writer task that sends
 //! whatever is queued in one vectored write (WRITE data goes out from the caller's [`bytes::Bytes`],
@@ -55,32 +73,27 @@
 //! pulled by the server from a Read chunk, READ data pushed into a Write chunk, credits, memory
 //! registered per call and invalidated at its reply; see the [`rdma`] module).
 //!
-//! Both also carry the server's calls on the client's own connections (the NFSv4.1 backchannel):
-//! a record whose RPC message type is CALL is never matched to a call of ours but handed to the
-//! [`transport::CallbackHandler`] set with [`RpcTransport::set_callback_handler`], and its reply
-//! goes back on the same connection (over RDMA as RFC 8167 says: receives posted for such calls,
-//! inline replies granting [`rdma::BACKWARD_CREDITS`]); without a handler each is answered
-//! PROG_UNAVAIL. What waits for the connection is bounded, so a server that calls faster than it
-//! reads costs a few replies, not memory.
-//!
 //! # Example
 //!
 //! ```no_run
 //! use bytes::Bytes;
 //! use mount_options::{MountConfig, MountSpec};
-//! use nfs_client::{CreateHow, NfsClient, StableHow};
+//! use nfs_client::{Access, CreateHow, NfsClient, StableHow};
 //!
 //! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
-//! let spec = MountSpec::parse("127.0.0.1:/export", Some("vers=3,nconnect=2,timeo=600,retrans=2"))?;
-//! let client = NfsClient::builder(&MountConfig::new(spec)).mount().await?;
-//! let (fh, _attr) = client.create(client.root(), "data", CreateHow::Unchecked, 0o644).await?;
-//! client.write(&fh, 0, Bytes::from_static(b"hello"), StableHow::Unstable).await?;
-//! client.commit(&fh, 0, 0).await?;
+//! // The same code runs with vers=3.
+//! let spec = MountSpec::parse("127.0.0.1:/export", Some("vers=4.1,nconnect=2,timeo=600,retrans=2"))?;
+//! let client = NfsClient::builder(&MountConfig::new(spec)).max_in_flight(32).mount().await?;
+//! let create = Some((CreateHow::Unchecked, 0o644));
+//! let (file, _attr) = client.open(client.root(), "data", Access::ReadWrite, create).await?;
+//! client.write(&file, 0, Bytes::from_static(b"hello"), StableHow::Unstable).await?;
+//! client.commit(&file, 0, 0).await?;
 //!
 //! // Two phases: submit now, wait later.
-//! let pending = client.submit_read(&fh, 0, 4096);
+//! let pending = client.submit_read(&file, 0, 4096);
 //! let reply = pending.await?;
 //! assert_eq!(&reply.data[..], b"hello");
+//! client.close(&file).await?;
 //! client.unmount().await?;
 //! # Ok(())
 //! # }
@@ -88,8 +101,10 @@
 //!
 //! # Errors
 //!
-//! One enum, [`ClientError`]: NFS statuses (`"READ failed: NFS3ERR_IO"`), MOUNT statuses, RPC-level
-//! refusals, socket errors naming the address, soft timeouts, malformed replies, unsupported options.
+//! One enum, [`ClientError`]: NFS statuses (`"READ failed: NFS3ERR_IO"`, `"OPEN failed:
+//! NFS4ERR_NOENT"`), MOUNT statuses, RPC-level refusals, socket errors naming the address, soft
+//! timeouts, malformed replies, servers that cannot be trunked, a recovery that failed, unsupported
+//! options.
 
 mod builder;
 mod calls;

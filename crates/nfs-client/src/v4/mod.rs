@@ -7,6 +7,27 @@
 //! - [`opens`]: the client's open files, one open per file shared by its users, the newest stateid.
 //! - [`lease`]: when an idle client renews its lease (Linux's renewd).
 //! - [`recovery`]: what was lost (a connection, the session, the client ID) and the steps back.
+//! - [`owner`]: who the client is (`co_ownerid` per host, process and mount; the boot verifier).
+//! - [`attrs`]: the attributes asked for and `fattr4` read as [`Attr`](crate::Attr).
+//! - [`wire`]: a COMPOUND as an RPC call (WRITE data its payload) and a reply checked against it.
+//! - [`callback`]: the answers to the server's callbacks (CB_NULL, CB_COMPOUND with CB_SEQUENCE's
+//!   back-channel slot rules), record in, record out.
+//!
+//! The I/O around them:
+//! - [`handshake`]: the COMPOUNDs outside a session (EXCHANGE_ID, CREATE_SESSION,
+//!   BIND_CONN_TO_SESSION, DESTROY_SESSION, DESTROY_CLIENTID) on a chosen connection.
+//! - [`mount`]: the connections (one transport each), the minor version, the trunking check, the
+//!   session, the root.
+//! - [`session`]: the mount at run time — the state behind one lock, sending a COMPOUND on a slot;
+//!   `call.rs` runs a call to its result through every retry; `recover.rs` runs the recovery ladder
+//!   on the live session; `maintain.rs` renews the lease, rebinds replaced connections, unmounts.
+//! - [`requests`]: one type per COMPOUND the client sends; `api.rs` is what
+//!   [`NfsClient`](crate::NfsClient) calls.
+//!
+//! Not wired yet: the transports' callback handler (the backchannel of the transport layer is being
+//! added beside this); until then no back channel is bound (CREATE_SESSION without
+//! CREATE_SESSION4_FLAG_CONN_BACK_CHAN, BIND_CONN_TO_SESSION for the fore channel), and the server
+//! reports its callback path down, which costs nothing to a client that holds no delegation.
 
 mod api;
 pub(crate) mod attrs;

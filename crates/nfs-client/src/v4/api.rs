@@ -88,7 +88,14 @@ impl Session {
         let state = self.opens().opened(&fh, access, opened.stateid);
         self.return_delegation(&fh, opened.delegation);
         if let Some((CreateHow::Exclusive(_), mode)) = create.filter(|_| !opened.mode_set) {
-            attr = self.call(Setattr { fh: fh.clone(), open: None, mode: Some(mode), size: None }).await?;
+            match self.call(Setattr { fh: fh.clone(), open: None, mode: Some(mode), size: None }).await {
+                Ok(set) => attr = set,
+                Err(e) => {
+                    // The caller gets no open to close: close it here (its error is the SETATTR's).
+                    let _ = self.close(&state).await;
+                    return Err(e);
+                }
+            }
         }
         Ok((fh, attr, state))
     }

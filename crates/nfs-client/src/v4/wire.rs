@@ -186,3 +186,68 @@ fn slice_of(record: &Bytes, part: &[u8]) -> Bytes {
     }
     record.slice_ref(part)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nfs4_proto::{Compound4Args, Nfs4Result, NfsFh4, PutfhArgs, ReadResOk, SequenceArgs, SequenceResOk};
+    use onc_rpc::{OpaqueAuth, ReplyBody, RpcMessage};
+    use xdr::XdrWriter;
+
+    fn reply_record(results: Vec<NfsResOp<'_>>) -> Bytes {
+        let res = Compound4Res::new(b"", results);
+        let mut w = RpcMessage::reply(1, ReplyBody::success(OpaqueAuth::NONE)).header_writer(64);
+        res.encode(&mut w);
+        Bytes::from(w.to_vec())
+    }
+
+    fn head() -> [NfsArgOp<'static>; 2] {
+        let fh = NfsFh4::new(b"file").expect("handle");
+        [NfsArgOp::Sequence(SequenceArgs::default()), NfsArgOp::Putfh(PutfhArgs { object: fh })]
+    }
+
+    #[test]
+    fn a_write_carries_its_data_as_the_payload_right_after_its_length_word() {
+        let data = Bytes::from_static(b"seven b");
+        let write = WriteHead { stateid: Stateid4::ANONYMOUS, offset: 4096, stable: StableHow4::FileSync };
+        let enc = compound(&CallEncoder::anonymous(), 1, "WRITE", &head(), Some((write, data.clone())), 0);
+        assert_eq!(enc.ops, [OpNum4::Sequence, OpNum4::Putfh, OpNum4::Write]);
+        let payload = enc.call.payload.as_ref().expect("payload");
+        assert_eq!((payload.offset, payload.data.as_ptr()), (enc.call.inline.len(), data.as_ptr()), "not copied");
+        let mut wire = enc.call.inline.clone();
+        wire.extend_from_slice(&data);
+        wire.push(0); // XDR padding of 7 bytes
+        let (_, body) = RpcMessage::decode(&wire).expect("a call");
+        let args: Compound4Args<'_> = xdr::decode_exact(body).expect("a COMPOUND");
+        match &args.argarray[2] {
+            NfsArgOp::Write(w) => assert_eq!((w.offset, w.data), (4096, &b"seven b"[..])),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn read_data_is_a_slice_of_the_record_or_the_payload_placed_apart() {
+        let seq = NfsResOp::Sequence(Nfs4Result::Ok(SequenceResOk::default()));
+        let putfh = NfsResOp::Putfh(Nfs4Result::Ok(nfs4_proto::Void));
+        let read = NfsResOp::Read(Nfs4Result::Ok(ReadResOk { eof: true, data: b"abcd" }));
+        let record = reply_record(vec![seq.clone(), putfh.clone(), read]);
+        let inline = decode_read("READ", &RpcReply { record: record.clone(), payload: None }, 4).expect("decodes");
+        let data = inline.outcome.expect("read");
+        assert_eq!((&data.data[..], data.eof), (&b"abcd"[..], true));
+        let at = data.data.as_ptr() as usize - record.as_ptr() as usize;
+        assert!(at < record.len(), "the data lies in the record: nothing was copied");
+        assert!(matches!(inline.sequence, Some(SequenceOutcome::Ok { .. })));
+        // Placed apart (an RDMA Write chunk): the record holds the length word only.
+        let two = Compound4Res::new(b"", vec![seq, putfh]);
+        let mut w = XdrWriter::new();
+        RpcMessage::reply(1, ReplyBody::success(OpaqueAuth::NONE)).encode_header(&mut w);
+        two.encode(&mut w);
+        let mut head = w.to_vec();
+        // The RPC reply header is 24 bytes; then status, an empty tag, and the result count: 3, not 2.
+        head[35] = 3;
+        head.extend_from_slice(&[0, 0, 0, 25, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 4]);
+        let placed = RpcReply { record: Bytes::from(head), payload: Some(Bytes::from_static(b"wxyz")) };
+        assert_eq!(&decode_read("READ", &placed, 4).expect("decodes").outcome.expect("read").data[..], b"wxyz");
+        assert!(decode_read("READ", &RpcReply { record, payload: None }, 3).is_err(), "more than asked for");
+    }
+}

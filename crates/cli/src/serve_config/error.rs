@@ -67,6 +67,9 @@ pub enum ServeConfigError {
     LimitTooLarge { key: &'static str, value: u64 },
     #[error("max_server_in_flight_bytes: {budget} is less than one record (max_record {record})")]
     BudgetBelowRecord { budget: usize, record: usize },
+    /// A setting outside its range (`[nfs4]`).
+    #[error("{key}: {value} is outside {range}")]
+    OutOfRange { key: &'static str, value: u64, range: String },
 
     // The file, and where in it.
     /// The file is not TOML of the documented shape (unknown key, wrong type, bad value); `at` is the
@@ -86,6 +89,8 @@ pub enum ServeConfigError {
     DuplicateExport(String),
     #[error("{file}: limits.{reason}")]
     Limits { file: String, reason: Box<ServeConfigError> },
+    #[error("{file}: nfs4.{reason}")]
+    Nfs4 { file: String, reason: Box<ServeConfigError> },
     /// The file named by `--config`.
     #[error("--config {0}")]
     ConfigFlag(Box<ServeConfigError>),

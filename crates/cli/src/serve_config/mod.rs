@@ -25,6 +25,9 @@
 //! write_stall_timeout_secs = 60    #   replies owed and the client takes none of them
 //! max_io_size = "1MiB"             # READ/WRITE size offered in FSINFO
 //! drc_entries = 4096
+//!
+//! [nfs4]                           # NFSv4.1/4.2: lease, grace, sessions, caps
+//! lease_secs = 90                  # (every key: commands/serve/nfs4.rs)
 //! ```
 //!
 //! The `[limits]` of the TCP transport are `server_core::ConnectionLimits` (whose documentation gives
@@ -49,6 +52,7 @@ use server_core::ConnectionLimits;
 
 pub use self::error::ServeConfigError;
 use self::spec::{check_export_path, parse_listen, parse_net, BackendSpec, ExportSpec, DEFAULT_MEM_SIZE};
+use crate::commands::serve::nfs4::{nfs4_config, Nfs4Entry};
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:2049";
 pub const DEFAULT_EXPORT_PATH: &str = "/export";
@@ -72,6 +76,8 @@ pub struct ConfigFile {
     pub exports: Vec<ExportEntry>,
     #[serde(default)]
     pub limits: LimitsEntry,
+    #[serde(default)]
+    pub nfs4: Nfs4Entry,
 }
 
 #[derive(Debug, Deserialize)]
@@ -228,6 +234,8 @@ pub struct ServePlan {
     pub connection: ConnectionLimits,
     pub max_io_size: u32,
     pub drc_entries: usize,
+    /// `[nfs4]`.
+    pub nfs4: nfs_server::Nfs4Config,
 }
 
 impl ServePlan {
@@ -278,8 +286,10 @@ impl ServePlan {
         }
 
         let (connection, max_io_size, drc_entries) = limits_from_entry(&config.limits)
-            .map_err(|e| ServeConfigError::Limits { file: name, reason: Box::new(e) })?;
-        Ok(ServePlan { listen, exports, connection, max_io_size, drc_entries })
+            .map_err(|e| ServeConfigError::Limits { file: name.clone(), reason: Box::new(e) })?;
+        let nfs4 = nfs4_config(&config.nfs4, max_io_size)
+            .map_err(|e| ServeConfigError::Nfs4 { file: name, reason: Box::new(e) })?;
+        Ok(ServePlan { listen, exports, connection, max_io_size, drc_entries, nfs4 })
     }
 }
 

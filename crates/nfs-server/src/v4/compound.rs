@@ -19,7 +19,7 @@
 
 use std::time::Instant;
 
-use nfs4_proto::{CompoundDecoder, NfsArgOp, NfsErr4, NfsResOp, OpDecodeError, OpErrorKind, OpNum4};
+use nfs4_proto::{CompoundDecoder, NfsArgOp, NfsErr4, NfsResOp, NfsStat4, OpDecodeError, OpErrorKind, OpNum4};
 use onc_rpc::AcceptStat;
 use tracing::debug;
 
@@ -118,7 +118,11 @@ pub(crate) fn run(
     };
     let mut guard = None;
     if first.op() == OpNum4::Sequence {
-        match ops::sequence::begin(&mut cx, first, record_len, &mut results) {
+        let started = Instant::now();
+        let begun = ops::sequence::begin(&mut cx, first, record_len, &mut results);
+        let status = if matches!(begun, ops::sequence::Begun::Replay(_)) { NfsStat4::Ok } else { results.status() };
+        record_op(server, OpNum4::Sequence, status, started);
+        match begun {
             ops::sequence::Begun::Replay(cached) => {
                 return match replay(xid, &cached) {
                     Some(reply) => Outcome::Replayed(reply),
@@ -190,17 +194,22 @@ fn execute(cx: &mut Cx<'_>, op: &NfsArgOp<'_>, results: &mut Results, tag: &[u8]
         results.rollback(mark);
         results.put(&NfsResOp::error(op.op(), e));
     }
-    let elapsed_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
     let status = results.status();
-    cx.server.stats.record(CallRecord {
+    record_op(cx.server, op.op(), status, started);
+    status.is_ok()
+}
+
+/// Counts one operation in the per-operation statistics.
+fn record_op(server: &Server, op: OpNum4, status: NfsStat4, started: Instant) {
+    let elapsed_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    server.stats.record(CallRecord {
         program: Program::Nfs4Op,
-        proc: op.op().as_u32(),
+        proc: op.as_u32(),
         status: status.as_u32(),
         bytes_in: 0,
         bytes_out: 0,
         elapsed_ns,
     });
-    status.is_ok()
 }
 
 /// The result for an operation that did not decode.

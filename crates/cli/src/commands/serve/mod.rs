@@ -1,5 +1,7 @@
-//! `nfsbench serve`: the embedded NFSv3 + MOUNT v3 server on TCP and, with `--rdma`, NFS over
-//! RPC-over-RDMA v1 too (port 20049, any provider: verbs on an RDMA device, soft without one). With
+//! `nfsbench serve`: the embedded NFSv3 + MOUNT v3 and NFSv4.1/4.2 server on TCP and, with `--rdma`, NFS
+//! over RPC-over-RDMA v1 too (port 20049, any provider: verbs on an RDMA device, soft without one). NFSv4
+//! callbacks go back on the clients' own connections (the transports' back channel), and a ticker keeps
+//! NFSv4 time (leases, grace, callback timeouts) while no call comes; `[nfs4]` sets it up (`nfs4.rs`). With
 //! `--baseline-listen ADDR:PORT` it also answers `nfsbench compare`'s wire baselines (the
 //! `wire-baseline` crate): the raw TCP stream and ping-pong on ADDR:PORT and, with `--rdma`, RDMA Write
 //! bandwidth and Send ping-pong on ADDR, port PORT+1 (any when PORT is 0), over the same provider.
@@ -19,13 +21,14 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mount_options::ProviderChoice;
 use nfs_server::backend::dir::DirBackend;
 use nfs_server::backend::mem::MemBackend;
 use nfs_server::backend::Backend;
 use nfs_server::{ExportConfig, Server, ServerConfig};
+use server_core::BackChannel;
 use server_rdma::{RdmaServer, RdmaServerConfig};
 use server_tcp::{Listeners, TcpServer, TransportStats};
 use tokio::signal::unix::{signal, SignalKind};
@@ -35,6 +38,11 @@ use crate::error::CliError;
 use crate::serve_config::spec::{self, BackendSpec, ExportSpec};
 use crate::serve_config::{ConfigFile, ExportPlan, ServeConfigError, ServePlan};
 use mount_options::rdma::{parse_credits, parse_inline};
+
+pub mod nfs4;
+
+/// How often the NFSv4 housekeeping runs (lease expiry, grace, callback timeouts) when no call does.
+const NFS4_TICK: Duration = Duration::from_secs(1);
 
 /// Network threads by default. One event-loop thread measured as fast as two workers on the 2-core
 /// machine with less CPU (see `server_tcp::runtime`): the client needs the other core.
@@ -190,8 +198,11 @@ fn serve(args: &ServeArgs) -> Result<(), Failure> {
         tcp_port: addrs.first().map_or(0, SocketAddr::port),
         rdma_port: rdma.as_ref().and_then(|r| r.listeners.first()).map(|l| l.local_addr().port()),
     };
-    let server = Server::with_state_dir(config, args.state_dir.as_deref());
+    let server = Server::with_nfs4(config, args.state_dir.as_deref(), &plan.nfs4);
     let server = Arc::new(server.map_err(|e| Failure::Usage(e.to_string()))?);
+    // NFSv4.1 callbacks go back on the clients' own connections, TCP and RDMA alike.
+    let back_channel = BackChannel::new();
+    server.set_backchannel(back_channel.clone());
     let (transport, rdma_stats) = runtime.block_on(async {
         let shutdown = shutdown_signal().map_err(|e| Failure::Run(format!("signal handlers: {e}")))?;
         let (stop, stopped) = tokio::sync::watch::channel(false);
@@ -201,14 +212,19 @@ fn serve(args: &ServeArgs) -> Result<(), Failure> {
                 let _ = stopped.wait_for(|s| *s).await;
             }
         };
-        let tcp = TcpServer::new(listeners, Arc::clone(&server), plan.connection).with_link(link.clone());
+        let tcp = TcpServer::new(listeners, Arc::clone(&server), plan.connection)
+            .with_link(link.clone())
+            .with_back_channel(back_channel.clone());
         let stats = tcp.stats();
         let rdma_servers: Vec<RdmaServer> = rdma
             .map(|r| {
                 // `[limits] max_connections` holds for queue pairs too (per RDMA listener).
                 let config = RdmaServerConfig { max_connections: plan.connection.max_connections, ..r.config };
                 eprintln!("nfsbench serve: RPC-over-RDMA: at most {} connections per listener", config.max_connections);
-                r.listeners.into_iter().map(|l| RdmaServer::new(l, Arc::clone(&server), config)).collect()
+                r.listeners
+                    .into_iter()
+                    .map(|l| RdmaServer::new(l, Arc::clone(&server), config).with_back_channel(back_channel.clone()))
+                    .collect()
             })
             .unwrap_or_default();
         let rdma_stats: Vec<_> = rdma_servers.iter().map(RdmaServer::stats).collect();
@@ -222,12 +238,14 @@ fn serve(args: &ServeArgs) -> Result<(), Failure> {
             "nfsbench serve: limits: {} max_io_size {} drc_entries {}",
             plan.connection, plan.max_io_size, plan.drc_entries
         );
+        eprintln!("nfsbench serve: nfs4: {}", nfs4::describe(&plan.nfs4));
         if let Some(ready) = &args.ready_file {
             write_ready_file(ready, &ready_addrs).map_err(Failure::Run)?;
         }
         tracing::info!(addrs = ?ready_addrs, exports = plan.exports.len(), "serving");
         let reporter =
             args.stats_interval.map(|every| tokio::spawn(report_every(every, Arc::clone(&server), Arc::clone(&stats))));
+        let ticker = tokio::spawn(tick_every(NFS4_TICK, Arc::clone(&server)));
         let signalled = tokio::spawn(async move {
             shutdown.await;
             let _ = stop.send(true);
@@ -242,6 +260,7 @@ fn serve(args: &ServeArgs) -> Result<(), Failure> {
         if let Some(reporter) = reporter {
             reporter.abort();
         }
+        ticker.abort();
         served.map_err(|e| Failure::Run(format!("serving: {e}")))?;
         for rdma_served in rdma_served {
             match rdma_served.await {
@@ -386,6 +405,17 @@ async fn report_every(every: Duration, server: Arc<Server>, stats: Arc<Transport
     loop {
         ticks.tick().await;
         eprintln!("{}\n{}", server.stats_report().trim_end(), stats.snapshot());
+    }
+}
+
+/// NFSv4 housekeeping while the server is idle (calls run it too). It may write the reclaim record of a
+/// `dir:` server, so it runs on the blocking pool.
+async fn tick_every(every: Duration, server: Arc<Server>) {
+    let mut ticks = tokio::time::interval(every);
+    loop {
+        ticks.tick().await;
+        let server = Arc::clone(&server);
+        let _ = tokio::task::spawn_blocking(move || server.tick(Instant::now())).await;
     }
 }
 

@@ -125,3 +125,33 @@ async fn the_transfer_sizes_are_lowered_to_the_servers_maxread() {
     let too_big = client.read(client.root(), 0, 65537).await.expect_err("over rsize");
     assert!(matches!(too_big, ClientError::InvalidArgument { .. }), "{too_big}");
 }
+
+#[tokio::test]
+async fn the_server_s_callbacks_are_answered_on_the_clients_connection() {
+    use nfs4_proto::callback::{CbRecallAnyArgs, CbSequenceArgs};
+    use nfs4_proto::{CbArgOp, CbCompound4Args, CbCompound4Res, NfsStat4};
+    use xdr::XdrEncode;
+
+    let server = FakeV4::start(Config::default(), LEASE).await;
+    let _client = server.mount("vers=4.1").await.expect("mount");
+    let null = server.call_back(0, &[]).await.expect("CB_NULL answered");
+    let (msg, body) = onc_rpc::RpcMessage::decode(&null).expect("a reply");
+    assert_eq!((msg.xid, body.len()), (0xCB, 0));
+    let accepted = matches!(msg.body, onc_rpc::MessageBody::Reply(onc_rpc::ReplyBody::Accepted(a)) if a.stat == onc_rpc::AcceptStat::Success);
+    assert!(accepted, "answered, not PROG_UNAVAIL: {msg:?}");
+    let sessionid = server.sessionid().expect("a session");
+    let seq = CbSequenceArgs { sessionid, sequenceid: 1, slotid: 0, ..CbSequenceArgs::default() };
+    let args = CbCompound4Args {
+        tag: b"cb",
+        minorversion: 1,
+        callback_ident: 0,
+        argarray: vec![CbArgOp::CbSequence(seq), CbArgOp::CbRecallAny(CbRecallAnyArgs::default())],
+    };
+    let mut w = xdr::XdrWriter::new();
+    args.encode(&mut w);
+    let reply = server.call_back(1, &w.into_vec()).await.expect("CB_COMPOUND answered");
+    let (_, body) = onc_rpc::RpcMessage::decode(&reply).expect("a reply");
+    let res = CbCompound4Res::decode_reply(body, &args.ops()).expect("results");
+    assert_eq!(res.status, NfsStat4::Ok, "CB_SEQUENCE on the session's back channel, CB_RECALL_ANY with nothing held");
+    assert_eq!(res.resarray.len(), 2);
+}

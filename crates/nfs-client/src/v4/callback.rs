@@ -1,5 +1,6 @@
 //! The client's side of the backchannel (RFC 8881 §20), sans I/O: one RPC call record from the server
-//! in, the reply record out, for a transport to answer on the connection the call came on.
+//! in, the reply record out, which the transport (the [`CallbackHandler`] it was given) sends back on
+//! the connection the call came on.
 //!
 //! - CB_NULL answers empty; other programs, versions and procedures get the RPC refusals of RFC 5531.
 //! - CB_COMPOUND must start with CB_SEQUENCE, checked against the back channel's slots as Linux's
@@ -22,6 +23,7 @@ use onc_rpc::{AcceptStat, MessageBody, ReplyBody, RpcMessage};
 use xdr::{XdrEncode, XdrWriter};
 
 use super::handshake::CB_PROGRAM;
+use crate::transport::CallbackHandler;
 
 /// The most operations of one CB_COMPOUND decoded.
 const MAX_CB_OPS: u32 = 16;
@@ -152,6 +154,13 @@ impl CallbackService {
             highest_slotid: highest,
             target_highest_slotid: highest,
         })
+    }
+}
+
+/// The transports hand the server's calls on any connection of the session here.
+impl CallbackHandler for CallbackService {
+    fn handle_call(&self, record: &[u8], _connection: usize) -> Option<Vec<u8>> {
+        self.answer(record)
     }
 }
 

@@ -24,10 +24,11 @@
 //! - [`requests`]: one type per COMPOUND the client sends; `api.rs` is what
 //!   [`NfsClient`](crate::NfsClient) calls.
 //!
-//! Not wired yet: the transports' callback handler (the backchannel of the transport layer is being
-//! added beside this); until then no back channel is bound (CREATE_SESSION without
-//! CREATE_SESSION4_FLAG_CONN_BACK_CHAN, BIND_CONN_TO_SESSION for the fore channel), and the server
-//! reports its callback path down, which costs nothing to a client that holds no delegation.
+//! The back channel runs on the client's own connections (RFC 8881 §2.10.3.1; over RDMA as RFC 8167):
+//! every transport hands the server's calls to the mount's [`callback::CallbackService`], CREATE_SESSION
+//! binds the first connection for both channels (CREATE_SESSION4_FLAG_CONN_BACK_CHAN) and
+//! BIND_CONN_TO_SESSION the others (CDFC4_FORE_OR_BOTH); a callback path the server reports down is bound
+//! again at most once a lease.
 
 mod api;
 pub(crate) mod attrs;

@@ -1,7 +1,8 @@
 //! Mounting over NFSv4.1/4.2: no port mapper and no MOUNT (RFC 8881 §2.9.3; port 2049, 20049 for
-//! RDMA). Every connection is a transport of its own; the first carries EXCHANGE_ID (the minor version
+//! RDMA). Every connection is a transport of its own, answering the server's callbacks
+//! ([`CallbackService`]); the first carries EXCHANGE_ID (the minor version
 //! negotiated for `vers=4`: 4.2, then 4.1 on NFS4ERR_MINOR_VERS_MISMATCH, as Linux's mount.nfs) and
-//! CREATE_SESSION; a connection to another address first checks with its own EXCHANGE_ID that the
+//! CREATE_SESSION (its back channel bound too); a connection to another address first checks with its own EXCHANGE_ID that the
 //! server there is the same (`server_owner` and scope, RFC 8881 §2.10.5: session trunking); then every
 //! other connection is bound to the session (BIND_CONN_TO_SESSION), RECLAIM_COMPLETE says the client
 //! reclaims nothing, and the export's root is looked up from PUTROOTFH with the file system's limits.
@@ -12,9 +13,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mount_options::{MountSpec, NfsVersion, NFS_PORT, NFS_RDMA_PORT};
-use nfs4_proto::{ChannelAttrs4, NfsErr4};
+use nfs4_proto::{ChannelAttrs4, NfsErr4, SessionId4};
 use tokio::task::JoinSet;
 
+use super::callback::CallbackService;
 use super::handshake::{self, Exchanged, SessionRequest};
 use super::lease::Lease;
 use super::owner::ClientIdentity;
@@ -180,14 +182,19 @@ pub(crate) async fn mount(
         check_trunk(&first, &other, conn.addr, conns[0].addr)?;
     }
     let wanted = slots.clamp(1, MAX_SLOTS);
-    // The transports answer no callbacks yet (see the crate overview): no back channel is bound.
-    let callbacks_answered = false;
-    let request = session_request(spec, wanted, callbacks_answered);
+    // The server's callbacks are answered on every connection from before CREATE_SESSION binds the
+    // first for the back channel: the server may probe it (CB_NULL) at once.
+    let callbacks = Arc::new(CallbackService::new(SessionId4::default(), BACK_SLOTS));
+    for conn in &conns {
+        conn.transport.set_callback_handler(callbacks.clone());
+    }
+    let request = session_request(spec, wanted, true);
     let made =
         handshake::create_session(&*conns[0].transport, &encoder, minor, first.clientid, first.sequence, &request)
             .await?;
+    callbacks.reset(made.sessionid, made.back_chan_attrs.maxrequests);
     let state = first_state(first.clientid, first.sequence, &made, wanted, Lease::new(DEFAULT_LEASE, Instant::now()));
-    let session = Arc::new(Session::new(conns, encoder, minor, identity, request, wanted, state, callbacks_answered));
+    let session = Arc::new(Session::new(conns, encoder, minor, identity, request, wanted, state, Some(callbacks)));
     let mounted = finish(&session, spec).await;
     match mounted {
         Ok((root, info)) => {

@@ -165,6 +165,9 @@ impl Session {
             handshake::create_session(&*conn.transport, &self.encoder, self.minor, clientid, sequence, &self.request)
                 .await?;
         self.state().install(&made, self.wanted_slots);
+        if let Some(callbacks) = &self.callbacks {
+            callbacks.reset(made.sessionid, made.back_chan_attrs.maxrequests);
+        }
         self.changed.notify_waiters();
         Ok(())
     }

@@ -11,6 +11,7 @@ use std::time::Instant;
 use nfs4_proto::{ClientId4, NfsErr4, NfsResOp, OpNum4, SequenceArgs, SessionId4};
 use tokio::sync::{watch, Notify};
 
+use super::callback::CallbackService;
 use super::handshake::SessionRequest;
 use super::lease::Lease;
 use super::opens::{OpenFiles, OpenState};
@@ -150,8 +151,10 @@ pub(crate) struct Session {
     /// Woken when a slot is freed, the server's target changes, or a recovery ends.
     pub(crate) changed: Notify,
     pub(crate) opens: Mutex<OpenFiles>,
-    /// The client answers callbacks on its connections (a handler is registered with the transport).
+    /// The client answers callbacks on its connections (a handler is registered with the transports).
     pub(crate) callbacks_answered: bool,
+    /// The back channel's answers, reset with every new session.
+    pub(crate) callbacks: Option<Arc<CallbackService>>,
     pub(crate) closed: AtomicBool,
     pub(crate) stop: watch::Sender<bool>,
 }
@@ -166,7 +169,7 @@ impl Session {
         request: SessionRequest,
         wanted_slots: u32,
         state: State,
-        callbacks_answered: bool,
+        callbacks: Option<Arc<CallbackService>>,
     ) -> Self {
         Session {
             conns,
@@ -179,7 +182,8 @@ impl Session {
             state: Mutex::new(state),
             changed: Notify::new(),
             opens: Mutex::new(OpenFiles::default()),
-            callbacks_answered,
+            callbacks_answered: callbacks.is_some(),
+            callbacks,
             closed: AtomicBool::new(false),
             stop: watch::channel(false).0,
         }

@@ -23,7 +23,7 @@ use nfs_client::{ClientError, NfsClient};
 use onc_rpc::{frame_record, MessageBody, OpaqueAuth, RecordLimits, ReplyBody, RpcMessage, MAX_FRAGMENT_LEN};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::sync::{mpsc, oneshot, watch};
 
 pub use ops::Config;
 pub use state::State;
@@ -41,6 +41,10 @@ struct Inner {
     kill: watch::Sender<u64>,
     /// COMPOUNDs with READ or WRITE whose reply is lost: done, cached, and the connection cut instead.
     lose_replies: AtomicU32,
+    /// Each live connection's queue of records the server sends it (callbacks).
+    outgoing: Mutex<Vec<mpsc::UnboundedSender<Vec<u8>>>>,
+    /// Where the client's reply to the callback in flight goes.
+    callback_reply: Mutex<Option<oneshot::Sender<Vec<u8>>>>,
 }
 
 /// The fake server; it stops when dropped.
@@ -79,6 +83,8 @@ impl FakeV4 {
             counts: Mutex::new(HashMap::new()),
             kill: watch::channel(0).0,
             lose_replies: AtomicU32::new(0),
+            outgoing: Mutex::new(Vec::new()),
+            callback_reply: Mutex::new(None),
         });
         let listeners = bind_all(ips, port).await;
         let port = listeners[0].local_addr().expect("addr").port();
@@ -153,6 +159,24 @@ impl FakeV4 {
         st.expire(far);
     }
 
+    /// Calls the client on its newest connection (the back channel: program 0x40000000 version 1,
+    /// procedure `proc` with `args`) and returns its reply record, if one comes within 5 s.
+    pub async fn call_back(&self, proc: u32, args: &[u8]) -> Option<Vec<u8>> {
+        let header = onc_rpc::CallHeader::new(0x4000_0000, 1, proc, OpaqueAuth::NONE, OpaqueAuth::NONE);
+        let mut w = RpcMessage::call(0xCB, header).header_writer(args.len());
+        w.put_raw(args);
+        let (tx, rx) = oneshot::channel();
+        *self.inner.callback_reply.lock().expect("lock") = Some(tx);
+        let conn = self.inner.outgoing.lock().expect("lock").last().cloned()?;
+        conn.send(w.into_vec()).ok()?;
+        tokio::time::timeout(Duration::from_secs(5), rx).await.ok()?.ok()
+    }
+
+    /// The session the server made last.
+    pub fn sessionid(&self) -> Option<nfs4_proto::SessionId4> {
+        self.inner.state.lock().expect("lock").sessions.keys().next().copied()
+    }
+
     /// Client IDs the server holds.
     pub fn client_count(&self) -> usize {
         self.inner.state.lock().expect("lock").clients.len()
@@ -186,6 +210,8 @@ async fn accept(listener: TcpListener, inner: Arc<Inner>) {
 async fn serve(mut socket: TcpStream, inner: Arc<Inner>) {
     let mut kill = inner.kill.subscribe();
     kill.borrow_and_update();
+    let (out, mut calls) = mpsc::unbounded_channel();
+    inner.outgoing.lock().expect("lock").push(out);
     let mut splitter = RecordSplitter::new(RecordLimits { max_record: 4 << 20, ..RecordLimits::default() });
     let mut buf = BytesMut::with_capacity(1 << 16);
     loop {
@@ -196,8 +222,21 @@ async fn serve(mut socket: TcpStream, inner: Arc<Inner>) {
                 }
             }
             _ = kill.changed() => return,
+            Some(call) = calls.recv() => {
+                if socket.write_all(&frame_record(&call, MAX_FRAGMENT_LEN as usize)).await.is_err() {
+                    return;
+                }
+                continue;
+            }
         }
         while let Ok(Some(record)) = splitter.next(&mut buf) {
+            // RFC 5531 §9: msg_type 1 is a REPLY — the client's answer to a callback.
+            if record.get(4..8) == Some(&[0, 0, 0, 1]) {
+                if let Some(tx) = inner.callback_reply.lock().expect("lock").take() {
+                    let _ = tx.send(record.to_vec());
+                }
+                continue;
+            }
             let Some((reply, lose)) = answer(&inner, &record) else { continue };
             if lose {
                 return;

@@ -17,9 +17,11 @@
 //! - Without a [`BackwardCalls`] (a server embedded without transports' back channel) nothing is sent and
 //!   back channels keep the state machine's "unknown" (assumed up).
 //!
-//! Memory: at most one probe and one CB_COMPOUND outstanding per session, and one slot per session.
+//! Memory: at most one probe and one CB_COMPOUND outstanding per session, and one slot per session;
+//! probes scheduled (a list without repeats) are bounded by the sessions too.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -85,6 +87,8 @@ pub(crate) enum CallbackError {
 /// The backchannel of one server.
 pub(crate) struct Callbacks {
     sender: OnceLock<Arc<dyn BackwardCalls>>,
+    /// Probes are scheduled: every call looks at this, and takes the lock only when it is set.
+    due: AtomicBool,
     inner: Mutex<Inner>,
     timeout: Duration,
 }
@@ -103,6 +107,7 @@ impl Callbacks {
         let xid = crate::handle::random_u64() as u32;
         Callbacks {
             sender: OnceLock::new(),
+            due: AtomicBool::new(false),
             inner: Mutex::new(Inner { next_xid: xid, ..Inner::default() }),
             timeout: (lease / 10).max(Duration::from_secs(1)),
         }
@@ -119,6 +124,7 @@ impl Callbacks {
         if !inner.due.contains(&session) {
             inner.due.push(session);
         }
+        self.due.store(true, Ordering::Release);
     }
 
     /// Forgets a destroyed session.
@@ -131,6 +137,9 @@ impl Callbacks {
 
     /// Sends the probes scheduled so far.
     pub(crate) fn send_due(&self, svc: &V4Service, now: Instant) {
+        if !self.due.swap(false, Ordering::AcqRel) {
+            return;
+        }
         let due = std::mem::take(&mut lock(&self.inner).due);
         for session in due {
             self.probe(svc, session, now);
@@ -143,9 +152,14 @@ impl Callbacks {
         inner.next_xid
     }
 
-    /// Sends CB_NULL on `session`'s newest back connection.
+    /// Sends CB_NULL on `session`'s newest back connection, unless a probe of it is still unanswered
+    /// (one at a time: rebinding over and over cannot pile them up).
     fn probe(&self, svc: &V4Service, session: SessionId, now: Instant) {
         let Some(sender) = self.sender.get() else { return };
+        let probing = lock(&self.inner).outstanding.values().any(|o| o.session == session && o.kind == Kind::Null);
+        if probing {
+            return;
+        }
         let Some(info) = svc.state().backchannel(&session) else { return };
         let Some(&conn) = info.conns.last() else {
             svc.state().set_backchannel(&session, false);
@@ -188,7 +202,8 @@ impl Callbacks {
         };
         let args = CbCompound4Args {
             tag: b"",
-            minorversion: 1,
+            // The Linux client matches a callback to its client by minor version too.
+            minorversion: svc.session_minor(&session),
             callback_ident: 0,
             argarray: vec![CbArgOp::CbSequence(CbSequenceArgs {
                 sessionid: wire_session(&session),

@@ -39,6 +39,8 @@ pub(crate) struct Cx<'s> {
     /// Bytes the result of the operation executing may take before the reply passes the session's
     /// ca_maxresponsesize (READ and READDIR shorten their results to fit).
     pub room: usize,
+    /// The largest reply: the session's ca_maxresponsesize once SEQUENCE ran, the server's before.
+    pub max_response: usize,
     /// An operation changed client records (EXCHANGE_ID, CREATE_SESSION, RECLAIM_COMPLETE, ...): the
     /// reclaim record may have to be written before the reply goes.
     pub changes_clients: bool,
@@ -61,6 +63,7 @@ impl<'s> Cx<'s> {
             declared: 0,
             index: 0,
             room: usize::MAX,
+            max_response: server.v4.max_response as usize,
             changes_clients: false,
         }
     }

@@ -68,9 +68,11 @@ pub(crate) struct V4Service {
     /// `server_owner4.so_major_id` and `eir_server_scope` (RFC 8881 §2.5): the same on every address of
     /// this server, and after a restart with the same state directory.
     pub(crate) server_owner: Vec<u8>,
-    /// The fore channel each session was granted (ca_maxrequestsize, ca_maxresponsesize,
-    /// ca_maxoperations), for SEQUENCE's checks; entries of sessions gone are purged by housekeeping.
-    fore: Mutex<HashMap<SessionId, ChannelAttrs>>,
+    /// What each session was made with: the fore channel granted (ca_maxrequestsize,
+    /// ca_maxresponsesize, ca_maxoperations, for SEQUENCE's checks) and the minor version of its
+    /// CREATE_SESSION (its callbacks' CB_COMPOUNDs carry it). Entries of sessions gone are purged by
+    /// housekeeping.
+    sessions: Mutex<HashMap<SessionId, SessionFacts>>,
     /// Where the clients that may reclaim after a restart are recorded (`dir:` exports).
     reclaim: Option<ReclaimFile>,
     pub(crate) callbacks: Callbacks,
@@ -81,6 +83,13 @@ pub(crate) struct V4Service {
     /// The `lease_time` attribute.
     pub(crate) lease_seconds: u32,
     next_housekeeping: Mutex<Instant>,
+}
+
+/// What a session was created with, beside what the state machine keeps.
+#[derive(Debug, Clone, Copy)]
+struct SessionFacts {
+    fore: ChannelAttrs,
+    minor: u32,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -116,7 +125,7 @@ impl V4Service {
             pseudo: PseudoFs::build(exports, codec, started),
             state: Mutex::new(V4State::new(state_config, epoch, now, reclaimable)),
             server_owner: owner.into_bytes(),
-            fore: Mutex::new(HashMap::new()),
+            sessions: Mutex::new(HashMap::new()),
             reclaim,
             callbacks: Callbacks::new(config.lease),
             max_ops: config.fore_channel.max_operations,
@@ -130,16 +139,21 @@ impl V4Service {
         lock(&self.state)
     }
 
-    pub(crate) fn remember_session(&self, id: SessionId, fore: ChannelAttrs) {
-        lock(&self.fore).insert(id, fore);
+    pub(crate) fn remember_session(&self, id: SessionId, fore: ChannelAttrs, minor: u32) {
+        lock(&self.sessions).insert(id, SessionFacts { fore, minor });
     }
 
     pub(crate) fn forget_session(&self, id: &SessionId) {
-        lock(&self.fore).remove(id);
+        lock(&self.sessions).remove(id);
     }
 
     pub(crate) fn session_fore(&self, id: &SessionId) -> Option<ChannelAttrs> {
-        lock(&self.fore).get(id).copied()
+        lock(&self.sessions).get(id).map(|s| s.fore)
+    }
+
+    /// The minor version `id` was created under (1 for a session not known).
+    pub(crate) fn session_minor(&self, id: &SessionId) -> u32 {
+        lock(&self.sessions).get(id).map_or(1, |s| s.minor)
     }
 
     /// Writes the reclaim record if it changed: before the reply that changed it goes out (RFC 8881
@@ -167,7 +181,7 @@ impl V4Service {
         }
         self.callbacks.expire(self, now);
         let state = self.state();
-        lock(&self.fore).retain(|id, _| state.backchannel(id).is_some());
+        lock(&self.sessions).retain(|id, _| state.backchannel(id).is_some());
         drop(state);
         self.save_reclaim_record(now);
     }

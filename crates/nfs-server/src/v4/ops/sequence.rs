@@ -44,6 +44,9 @@ pub(crate) fn begin(cx: &mut Cx<'_>, op: &NfsArgOp<'_>, record_len: usize, out: 
     };
     cx.session = Some(ok);
     let fore = cx.svc.session_fore(&ok.sessionid);
+    if let Some(f) = fore {
+        cx.max_response = f.maxresponsesize as usize;
+    }
     let refused = match fore {
         Some(f) if cx.declared > f.maxoperations => Some(NfsErr4::TooManyOps),
         Some(f) if record_len > f.maxrequestsize as usize => Some(NfsErr4::ReqTooBig),

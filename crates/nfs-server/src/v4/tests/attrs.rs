@@ -23,6 +23,8 @@ fn getattr_answers_the_supported_attributes_asked_for_and_leaves_out_the_others(
     assert_eq!(raw.attrmask, Bitmap4::from_bits([FATTR4_SIZE, FATTR4_OWNER, FATTR4_OWNER_GROUP]));
     let attrs = raw.decode_attrs().expect("decode");
     assert_eq!((attrs.owner.map(|o| o.0.to_vec()), attrs.size), (Some(b"0".to_vec()), Some(0)));
+    let write_only = c.seq(vec![putfh(file), getattr(&[FATTR4_SIZE, FATTR4_TIME_MODIFY_SET])]);
+    assert_eq!(write_only.status(), err(NfsErr4::Inval), "write-only attributes cannot be read");
 }
 
 #[test]

@@ -190,3 +190,18 @@ fn a_session_without_a_back_channel_is_never_probed_and_says_so() {
     assert!(fake.take().is_empty());
     assert_eq!(flags(&c) & DOWN, DOWN);
 }
+
+#[test]
+fn callbacks_carry_the_minor_version_of_their_session() {
+    let (server, fake) = setup(false);
+    let c = Client::new(&server, "v42-cb").minor(2);
+    c.session_only(CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
+    c.seq(vec![]);
+    let probe = fake.take();
+    let (xid, _, _) = call_of(&probe[0].1);
+    assert_eq!(server.handle_reply(&null_reply(xid), &c.conn), BackwardReply::Matched);
+    let sent = fake.take();
+    let (_, body) = RpcMessage::decode(&sent[0].1).expect("a call");
+    let decoder = CompoundDecoder::new_callback(body, 8).expect("CB_COMPOUND");
+    assert_eq!(decoder.minorversion(), 2, "the Linux client matches callbacks by minor version");
+}

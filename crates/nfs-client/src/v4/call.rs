@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use nfs4_proto::NfsErr4;
 
-use super::recovery::{loss_of_flags, loss_of_op_error, state_revoked, Loss};
+use super::recovery::{loss_of_op_error, state_revoked, Loss};
 use super::session::{Compound, InFlight, Mode, Session};
 use super::slots::{retry_delay, Verdict};
 use crate::error::ClientError;
@@ -44,9 +44,18 @@ impl Session {
                 });
             };
             let generation = flight.guard.generation;
-            match self.settle(&mut flight.guard, sequence) {
+            let (verdict, loss) = self.settle(&mut flight.guard, sequence, flight.sent_at);
+            if let Some(loss) = loss {
+                self.kick(loss, Some(generation));
+            }
+            match verdict {
                 Verdict::Done { status_flags } => {
-                    self.after_sequence(flight.sent_at, status_flags, generation);
+                    if state_revoked(status_flags) {
+                        tracing::warn!(
+                            status_flags,
+                            "the server revoked state of this client; opens are made again as they are used"
+                        );
+                    }
                     let status = match decoded.outcome {
                         Ok(output) => return Ok(output),
                         Err(None) => {
@@ -101,32 +110,6 @@ impl Session {
                     _ => return Err(ClientError::Nfs4 { proc, status }),
                 },
             }
-        }
-    }
-
-    /// A SEQUENCE sent at `sent_at` succeeded: the lease is renewed as of then; the status flags may ask
-    /// for a recovery.
-    fn after_sequence(self: &Arc<Self>, sent_at: std::time::Instant, flags: u32, generation: u64) {
-        let loss = {
-            let mut st = self.state();
-            st.lease.renewed(sent_at);
-            let loss = loss_of_flags(flags, self.callbacks_answered);
-            // A callback path that stays down is bound again at most once a lease.
-            let quiet = st.last_rebind.is_some_and(|at| at.elapsed() < st.lease.lease_time());
-            match loss {
-                Some(Loss::Connection) if quiet || st.recovery.is_some() => None,
-                Some(Loss::Connection) => {
-                    st.last_rebind = Some(std::time::Instant::now());
-                    loss
-                }
-                other => other,
-            }
-        };
-        if state_revoked(flags) {
-            tracing::warn!(flags, "the server revoked state of this client; opens are made again as they are used");
-        }
-        if let Some(loss) = loss {
-            self.kick(loss, Some(generation));
         }
     }
 }

@@ -4,7 +4,7 @@
 //! slot. The retry loop is in `call.rs`, the recovery in `recover.rs`, the timers in `maintain.rs`.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
@@ -16,7 +16,7 @@ use super::handshake::SessionRequest;
 use super::lease::Lease;
 use super::opens::{OpenFiles, OpenState};
 use super::owner::ClientIdentity;
-use super::recovery::Recovery;
+use super::recovery::{loss_of_flags, Loss, Recovery};
 use super::slots::{SequenceOutcome, SlotLease, SlotTable, Verdict};
 use super::wire::{self, Encoded};
 use crate::encode::CallEncoder;
@@ -58,6 +58,25 @@ pub(crate) struct State {
     pub(crate) failed: Option<String>,
     /// When the connections were last bound again for a callback path the server said was down.
     pub(crate) last_rebind: Option<Instant>,
+}
+
+impl State {
+    /// A SEQUENCE sent at `sent_at` succeeded with `flags`: the lease is renewed as of then; the loss the
+    /// flags report, if a recovery should start (a callback path down: at most once a lease).
+    fn after_sequence(&mut self, sent_at: Instant, flags: u32, callbacks_answered: bool) -> Option<Loss> {
+        self.lease.renewed(sent_at);
+        match loss_of_flags(flags, callbacks_answered) {
+            Some(Loss::Connection) => {
+                let quiet = self.last_rebind.is_some_and(|at| at.elapsed() < self.lease.lease_time());
+                if quiet || self.recovery.is_some() {
+                    return None;
+                }
+                self.last_rebind = Some(Instant::now());
+                Some(Loss::Connection)
+            }
+            other => other,
+        }
+    }
 }
 
 /// A COMPOUND carried on a session: SEQUENCE first, then the request's operations.
@@ -135,6 +154,22 @@ impl Drop for SlotGuard {
     }
 }
 
+/// A call counted among those waiting for a slot while it lives.
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl<'a> Waiting<'a> {
+    fn enter(count: &'a AtomicUsize) -> Self {
+        count.fetch_add(1, SeqCst);
+        Waiting(count)
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, SeqCst);
+    }
+}
+
 /// One NFSv4 mount at run time.
 #[derive(Debug)]
 pub(crate) struct Session {
@@ -157,6 +192,8 @@ pub(crate) struct Session {
     pub(crate) callbacks: Option<Arc<CallbackService>>,
     pub(crate) closed: AtomicBool,
     pub(crate) stop: watch::Sender<bool>,
+    /// Calls waiting for a slot (or a recovery): a freed slot wakes them only when there are some.
+    waiting: AtomicUsize,
 }
 
 impl Session {
@@ -186,6 +223,7 @@ impl Session {
             callbacks,
             closed: AtomicBool::new(false),
             stop: watch::channel(false).0,
+            waiting: AtomicUsize::new(0),
         }
     }
 
@@ -233,10 +271,19 @@ impl Session {
             let notified = self.changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
+            // Counted before the slot is looked for, so a slot freed meanwhile always wakes this call.
+            let _waiting = Waiting::enter(&self.waiting);
             if let Some(flight) = self.try_send(req, mode)? {
                 return Ok(flight);
             }
             notified.await;
+        }
+    }
+
+    /// Wakes the calls waiting for a slot, if any.
+    pub(crate) fn wake_waiters(&self) {
+        if self.waiting.load(SeqCst) > 0 {
+            self.changed.notify_waiters();
         }
     }
 
@@ -278,24 +325,36 @@ impl Session {
         InFlight { rx: Some(rx), guard, sent_at, ops, stateid_other }
     }
 
-    /// The reply to the call on `guard`'s slot came back with this SEQUENCE outcome.
-    pub(crate) fn settle(&self, guard: &mut SlotGuard, outcome: SequenceOutcome) -> Verdict {
-        let verdict = {
+    /// The reply to the call on `guard`'s slot, sent at `sent_at`, came back with this SEQUENCE
+    /// outcome: what to do with the call, and the loss its status flags report, if any. A successful
+    /// SEQUENCE renews the lease as of when it was sent (one lock for both).
+    pub(crate) fn settle(
+        &self,
+        guard: &mut SlotGuard,
+        outcome: SequenceOutcome,
+        sent_at: Instant,
+    ) -> (Verdict, Option<Loss>) {
+        let (verdict, loss) = {
             let mut st = self.state();
-            if st.generation != guard.generation {
+            let verdict = if st.generation == guard.generation {
+                st.slots.on_reply(guard.lease.slotid, outcome)
+            } else {
                 // A reply from a session since replaced: the slot is gone with its table.
-                guard.armed = false;
-                return match outcome {
+                match outcome {
                     SequenceOutcome::Ok { status_flags, .. } => Verdict::Done { status_flags },
                     SequenceOutcome::Failed(_) => Verdict::RetryNewSlot,
-                };
-            }
-            st.slots.on_reply(guard.lease.slotid, outcome)
+                }
+            };
+            let loss = match verdict {
+                Verdict::Done { status_flags } => st.after_sequence(sent_at, status_flags, self.callbacks_answered),
+                _ => None,
+            };
+            (verdict, loss)
         };
         // The slot stays held only for a retry on it.
         guard.armed = matches!(verdict, Verdict::RetrySameSlot { .. });
-        self.changed.notify_waiters();
-        verdict
+        self.wake_waiters();
+        (verdict, loss)
     }
 
     /// The call on `slotid` of session `generation` ended without a reply.
@@ -306,6 +365,6 @@ impl Session {
                 st.slots.abandon(slotid);
             }
         }
-        self.changed.notify_waiters();
+        self.wake_waiters();
     }
 }

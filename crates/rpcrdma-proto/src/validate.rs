@@ -70,7 +70,10 @@ fn validate_chunk_sizes(chunks: &ChunkLists, policy: &ChunkPolicy) -> Result<(),
         }
     }
     for chunk in &chunks.writes {
-        check_segments(ChunkKind::Write, &chunk.segments, policy.max_write_chunk)?;
+        // RFC 8267's NFSv4 rules: an empty Write chunk (no segments) asks for that READ-type result inline.
+        if !chunk.segments.is_empty() {
+            check_segments(ChunkKind::Write, &chunk.segments, policy.max_write_chunk)?;
+        }
     }
     if let Some(chunk) = &chunks.reply {
         check_segments(ChunkKind::Reply, &chunk.segments, policy.max_reply_chunk)?;
@@ -78,7 +81,8 @@ fn validate_chunk_sizes(chunks: &ChunkLists, policy: &ChunkPolicy) -> Result<(),
     Ok(())
 }
 
-/// A chunk in a call offers or names memory: it needs at least one segment and no empty segment.
+/// A chunk in a call offers or names memory: it needs at least one segment (an empty Write chunk is
+/// read before this) and no empty segment.
 fn check_segments(kind: ChunkKind, segments: &[Segment], max: u64) -> Result<u64, RpcRdmaError> {
     if segments.is_empty() {
         return Err(RpcRdmaError::EmptyChunk { kind });

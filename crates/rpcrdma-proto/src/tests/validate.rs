@@ -96,9 +96,22 @@ fn zero_length_segments_are_refused_in_every_list() {
 }
 
 #[test]
-fn chunks_without_segments_are_refused() {
-    let writes = RdmaHeader::msg(1, 1, ChunkLists { writes: vec![WriteChunk::default()], ..Default::default() });
-    assert_eq!(check(&writes, 8).unwrap_err(), RpcRdmaError::EmptyChunk { kind: ChunkKind::Write });
+fn an_empty_write_chunk_is_accepted_as_a_request_for_an_inline_result() {
+    let writes = RdmaHeader::msg(
+        1,
+        1,
+        ChunkLists {
+            writes: vec![WriteChunk::default(), WriteChunk { segments: vec![seg(1, 4096, 0)] }],
+            ..Default::default()
+        },
+    );
+    assert_eq!(check(&writes, 8), Ok(()));
+}
+
+#[test]
+fn read_and_reply_chunks_without_segments_are_refused() {
+    let reply = RdmaHeader::msg(1, 1, ChunkLists { reply: Some(WriteChunk::default()), ..Default::default() });
+    assert_eq!(check(&reply, 8).unwrap_err(), RpcRdmaError::EmptyChunk { kind: ChunkKind::Reply });
     let reads = msg_with_reads(vec![ReadChunk { position: 8, segments: Vec::new() }]);
     assert_eq!(check(&reads, 8).unwrap_err(), RpcRdmaError::EmptyChunk { kind: ChunkKind::Read });
 }

@@ -52,7 +52,7 @@ async fn single<T>(
     op: NfsArgOp<'_>,
     read: impl FnOnce(&NfsResOp<'_>) -> Option<T>,
 ) -> Result<T, ClientError> {
-    let encoded = wire::compound(encoder, minor, proc, std::slice::from_ref(&op), None, 0);
+    let encoded = wire::compound(encoder, minor, proc, std::slice::from_ref(&op));
     let (tx, rx) = reply_channel();
     transport.submit(encoded.call, tx);
     let reply = rx.wait(proc).await?;

@@ -9,7 +9,8 @@
 //! - [`recovery`]: what was lost (a connection, the session, the client ID) and the steps back.
 //! - [`owner`]: who the client is (`co_ownerid` per host, process and mount; the boot verifier).
 //! - [`attrs`]: the attributes asked for and `fattr4` read as [`Attr`](crate::Attr).
-//! - [`wire`]: a COMPOUND as an RPC call (WRITE data its payload) and a reply checked against it.
+//! - [`wire`]: a COMPOUND as an RPC call and a reply checked against it; [`data_path`]: READ, WRITE
+//!   and COMMIT written and read by hand (WRITE data the call's payload, READ data never copied).
 //! - [`callback`]: the answers to the server's callbacks (CB_NULL, CB_COMPOUND with CB_SEQUENCE's
 //!   back-channel slot rules), record in, record out.
 //!
@@ -34,6 +35,7 @@ mod api;
 pub(crate) mod attrs;
 mod call;
 pub mod callback;
+pub(crate) mod data_path;
 pub(crate) mod handshake;
 pub(crate) mod lease;
 mod maintain;

@@ -131,7 +131,7 @@ pub(crate) struct InFlight {
     pub(crate) rx: Option<ReplyReceiver>,
     pub(crate) guard: SlotGuard,
     pub(crate) sent_at: Instant,
-    pub(crate) ops: Vec<OpNum4>,
+    pub(crate) ops: std::borrow::Cow<'static, [OpNum4]>,
     /// The open stateid's `other` the call carried, if any.
     pub(crate) stateid_other: Option<[u8; 12]>,
 }

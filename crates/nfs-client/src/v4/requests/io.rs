@@ -7,18 +7,19 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use nfs4_proto::{
-    CommitArgs, CommitRes, NfsArgOp, NfsResOp, OpNum4, ReadArgs, ReclaimCompleteArgs, SequenceArgs, SetattrArgs,
-    StableHow4, Stateid4, WriteRes,
+    CommitResOk, NfsArgOp, OpNum4, ReclaimCompleteArgs, SequenceArgs, SetattrArgs, StableHow4, Stateid4, WriteResOk,
 };
+use xdr::XdrDecode;
 
 use super::{attr_of, file_getattr, head};
 use crate::error::ClientError;
 use crate::transport::RpcReply;
 use crate::types::{Attr, FileHandle, ReadReply, StableHow, WriteReply};
 use crate::v4::attrs;
+use crate::v4::data_path::{self, DataOp};
 use crate::v4::opens::OpenState;
 use crate::v4::session::{decode_with, Compound, Decoded, Session};
-use crate::v4::wire::{self, compound, Encoded, WriteHead};
+use crate::v4::wire::{compound, Encoded, WriteHead};
 
 /// The stateid I/O on `open` carries.
 fn io_stateid(open: &Option<Arc<OpenState>>) -> Stateid4 {
@@ -58,14 +59,13 @@ impl Compound for Read {
     }
 
     fn encode(&self, s: &Session, seq: SequenceArgs) -> Encoded {
-        let [a, b] = head(seq, &self.fh);
-        let read = NfsArgOp::Read(ReadArgs { stateid: io_stateid(&self.open), offset: self.offset, count: self.count });
-        compound(&s.encoder, s.minor, "READ", &[a, b, read], None, self.count)
+        let op = DataOp::Read { stateid: io_stateid(&self.open), offset: self.offset, count: self.count };
+        data_path::encode(&s.encoder, s.minor, "READ", &seq, &self.fh.0, op)
     }
 
     fn decode(&self, _: &Session, reply: &RpcReply, _: &[OpNum4]) -> Result<Decoded<ReadReply>, ClientError> {
-        let results = wire::decode_read("READ", reply, self.count)?;
-        Ok(Decoded { sequence: results.sequence, outcome: results.outcome })
+        let answer = data_path::decode("READ", reply, OpNum4::Read, data_path::read_ok("READ", self.count))?;
+        Ok(Decoded { sequence: answer.sequence, outcome: answer.outcome })
     }
 
     fn open(&self) -> Option<&Arc<OpenState>> {
@@ -91,23 +91,22 @@ impl Compound for Write {
     }
 
     fn encode(&self, s: &Session, seq: SequenceArgs) -> Encoded {
-        let ops = head(seq, &self.fh);
-        let write = WriteHead { stateid: io_stateid(&self.open), offset: self.offset, stable: stable4(self.stable) };
-        compound(&s.encoder, s.minor, "WRITE", &ops, Some((write, self.data.clone())), 0)
+        let head = WriteHead { stateid: io_stateid(&self.open), offset: self.offset, stable: stable4(self.stable) };
+        let op = DataOp::Write { head, data: self.data.clone() };
+        data_path::encode(&s.encoder, s.minor, "WRITE", &seq, &self.fh.0, op)
     }
 
-    fn decode(&self, _: &Session, reply: &RpcReply, ops: &[OpNum4]) -> Result<Decoded<WriteReply>, ClientError> {
+    fn decode(&self, _: &Session, reply: &RpcReply, _: &[OpNum4]) -> Result<Decoded<WriteReply>, ClientError> {
         let sent = self.data.len() as u64;
-        decode_with("WRITE", reply, ops, |res| match res.get(1) {
+        let answer = data_path::decode("WRITE", reply, OpNum4::Write, |r, _| {
+            let ok = WriteResOk::decode(r).map_err(|e| ClientError::protocol("WRITE", e))?;
             // RFC 8881 §18.32.3: count is what was written, at most what was sent.
-            Some(NfsResOp::Write(WriteRes::Ok(ok))) if u64::from(ok.count) <= sent => {
-                Ok(WriteReply { count: ok.count, committed: stable_of(ok.committed), verifier: ok.writeverf.0 })
+            if u64::from(ok.count) > sent {
+                return Err(ClientError::protocol("WRITE", format!("server wrote {} bytes of {sent} sent", ok.count)));
             }
-            Some(NfsResOp::Write(WriteRes::Ok(ok))) => {
-                Err(ClientError::protocol("WRITE", format!("server wrote {} bytes of {sent} sent", ok.count)))
-            }
-            _ => Err(ClientError::protocol("WRITE", "no WRITE result")),
-        })
+            Ok(WriteReply { count: ok.count, committed: stable_of(ok.committed), verifier: ok.writeverf.0 })
+        })?;
+        Ok(Decoded { sequence: answer.sequence, outcome: answer.outcome })
     }
 
     fn open(&self) -> Option<&Arc<OpenState>> {
@@ -131,16 +130,15 @@ impl Compound for Commit {
     }
 
     fn encode(&self, s: &Session, seq: SequenceArgs) -> Encoded {
-        let [a, b] = head(seq, &self.fh);
-        let commit = NfsArgOp::Commit(CommitArgs { offset: self.offset, count: self.count });
-        compound(&s.encoder, s.minor, "COMMIT", &[a, b, commit], None, 0)
+        let op = DataOp::Commit { offset: self.offset, count: self.count };
+        data_path::encode(&s.encoder, s.minor, "COMMIT", &seq, &self.fh.0, op)
     }
 
-    fn decode(&self, _: &Session, reply: &RpcReply, ops: &[OpNum4]) -> Result<Decoded<[u8; 8]>, ClientError> {
-        decode_with("COMMIT", reply, ops, |res| match res.get(1) {
-            Some(NfsResOp::Commit(CommitRes::Ok(ok))) => Ok(ok.writeverf.0),
-            _ => Err(ClientError::protocol("COMMIT", "no COMMIT result")),
-        })
+    fn decode(&self, _: &Session, reply: &RpcReply, _: &[OpNum4]) -> Result<Decoded<[u8; 8]>, ClientError> {
+        let answer = data_path::decode("COMMIT", reply, OpNum4::Commit, |r, _| {
+            Ok(CommitResOk::decode(r).map_err(|e| ClientError::protocol("COMMIT", e))?.writeverf.0)
+        })?;
+        Ok(Decoded { sequence: answer.sequence, outcome: answer.outcome })
     }
 }
 
@@ -159,7 +157,7 @@ impl Compound for Getattr {
 
     fn encode(&self, s: &Session, seq: SequenceArgs) -> Encoded {
         let [a, b] = head(seq, &self.fh);
-        compound(&s.encoder, s.minor, "GETATTR", &[a, b, file_getattr()], None, 0)
+        compound(&s.encoder, s.minor, "GETATTR", &[a, b, file_getattr()])
     }
 
     fn decode(&self, _: &Session, reply: &RpcReply, ops: &[OpNum4]) -> Result<Decoded<Attr>, ClientError> {
@@ -192,7 +190,7 @@ impl Compound for Setattr {
         // RFC 8881 §18.30.3: a size change carries the open's stateid; anything else the anonymous one.
         let stateid = if self.size.is_some() { io_stateid(&self.open) } else { Stateid4::ANONYMOUS };
         let set = NfsArgOp::Setattr(SetattrArgs { stateid, obj_attributes: attrs::set_attrs(self.mode, self.size) });
-        compound(&s.encoder, s.minor, "SETATTR", &[a, b, set, file_getattr()], None, 0)
+        compound(&s.encoder, s.minor, "SETATTR", &[a, b, set, file_getattr()])
     }
 
     fn decode(&self, _: &Session, reply: &RpcReply, ops: &[OpNum4]) -> Result<Decoded<Attr>, ClientError> {
@@ -216,7 +214,7 @@ impl Compound for Renew {
     }
 
     fn encode(&self, s: &Session, seq: SequenceArgs) -> Encoded {
-        compound(&s.encoder, s.minor, "SEQUENCE", &[NfsArgOp::Sequence(seq)], None, 0)
+        compound(&s.encoder, s.minor, "SEQUENCE", &[NfsArgOp::Sequence(seq)])
     }
 
     fn decode(&self, _: &Session, reply: &RpcReply, ops: &[OpNum4]) -> Result<Decoded<()>, ClientError> {
@@ -238,7 +236,7 @@ impl Compound for ReclaimComplete {
 
     fn encode(&self, s: &Session, seq: SequenceArgs) -> Encoded {
         let done = NfsArgOp::ReclaimComplete(ReclaimCompleteArgs { one_fs: false });
-        compound(&s.encoder, s.minor, "RECLAIM_COMPLETE", &[NfsArgOp::Sequence(seq), done], None, 0)
+        compound(&s.encoder, s.minor, "RECLAIM_COMPLETE", &[NfsArgOp::Sequence(seq), done])
     }
 
     fn decode(&self, _: &Session, reply: &RpcReply, ops: &[OpNum4]) -> Result<Decoded<()>, ClientError> {

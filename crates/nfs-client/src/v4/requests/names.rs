@@ -28,7 +28,7 @@ impl Compound for Lookup {
     fn encode(&self, s: &Session, seq: SequenceArgs) -> Encoded {
         let [a, b] = head(seq, &self.dir);
         let lookup = NfsArgOp::Lookup(LookupArgs { objname: Component4(self.name.as_bytes()) });
-        compound(&s.encoder, s.minor, "LOOKUP", &[a, b, lookup, NfsArgOp::Getfh, file_getattr()], None, 0)
+        compound(&s.encoder, s.minor, "LOOKUP", &[a, b, lookup, NfsArgOp::Getfh, file_getattr()])
     }
 
     fn decode(&self, _: &Session, reply: &RpcReply, ops: &[OpNum4]) -> Result<Decoded<Self::Output>, ClientError> {
@@ -72,7 +72,7 @@ impl Compound for LookupPath {
         }
         ops.push(NfsArgOp::Getfh);
         ops.push(getattr(attrs::root_attrs()));
-        compound(&s.encoder, s.minor, "LOOKUP", &ops, None, 0)
+        compound(&s.encoder, s.minor, "LOOKUP", &ops)
     }
 
     fn decode(&self, _: &Session, reply: &RpcReply, ops: &[OpNum4]) -> Result<Decoded<RootInfo>, ClientError> {
@@ -113,7 +113,7 @@ impl Compound for Mkdir {
             objname: Component4(self.name.as_bytes()),
             createattrs: attrs::set_attrs(Some(self.mode), None),
         });
-        compound(&s.encoder, s.minor, "MKDIR", &[a, b, create, NfsArgOp::Getfh, file_getattr()], None, 0)
+        compound(&s.encoder, s.minor, "MKDIR", &[a, b, create, NfsArgOp::Getfh, file_getattr()])
     }
 
     fn decode(&self, _: &Session, reply: &RpcReply, ops: &[OpNum4]) -> Result<Decoded<Self::Output>, ClientError> {
@@ -142,7 +142,7 @@ impl Compound for Remove {
     fn encode(&self, s: &Session, seq: SequenceArgs) -> Encoded {
         let [a, b] = head(seq, &self.dir);
         let remove = NfsArgOp::Remove(RemoveArgs { target: Component4(self.name.as_bytes()) });
-        compound(&s.encoder, s.minor, "REMOVE", &[a, b, remove], None, 0)
+        compound(&s.encoder, s.minor, "REMOVE", &[a, b, remove])
     }
 
     fn decode(&self, _: &Session, reply: &RpcReply, ops: &[OpNum4]) -> Result<Decoded<()>, ClientError> {

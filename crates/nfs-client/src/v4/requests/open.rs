@@ -92,7 +92,7 @@ impl Compound for Open {
             claim: OpenClaim4::Null(Component4(self.name.as_bytes())),
         });
         let [a, b] = head(seq, &self.dir);
-        compound(&s.encoder, s.minor, "OPEN", &[a, b, open, NfsArgOp::Getfh, file_getattr()], None, 0)
+        compound(&s.encoder, s.minor, "OPEN", &[a, b, open, NfsArgOp::Getfh, file_getattr()])
     }
 
     fn decode(&self, _: &Session, reply: &RpcReply, ops: &[OpNum4]) -> Result<Decoded<Self::Output>, ClientError> {
@@ -145,7 +145,7 @@ impl Compound for OpenHandle {
             claim,
         });
         let [a, b] = head(seq, &self.fh);
-        compound(&s.encoder, s.minor, "OPEN", &[a, b, open], None, 0)
+        compound(&s.encoder, s.minor, "OPEN", &[a, b, open])
     }
 
     fn decode(&self, _: &Session, reply: &RpcReply, ops: &[OpNum4]) -> Result<Decoded<Opened>, ClientError> {
@@ -173,7 +173,7 @@ impl Compound for Close {
     fn encode(&self, s: &Session, seq: SequenceArgs) -> Encoded {
         let [a, b] = head(seq, &self.open.fh);
         let close = NfsArgOp::Close(CloseArgs { seqid: 0, open_stateid: self.open.stateid() });
-        compound(&s.encoder, s.minor, "CLOSE", &[a, b, close], None, 0)
+        compound(&s.encoder, s.minor, "CLOSE", &[a, b, close])
     }
 
     fn decode(&self, _: &Session, reply: &RpcReply, ops: &[OpNum4]) -> Result<Decoded<()>, ClientError> {
@@ -198,7 +198,7 @@ impl Compound for Delegreturn {
     fn encode(&self, s: &Session, seq: SequenceArgs) -> Encoded {
         let [a, b] = head(seq, &self.fh);
         let ret = NfsArgOp::Delegreturn(DelegreturnArgs { deleg_stateid: self.stateid });
-        compound(&s.encoder, s.minor, "DELEGRETURN", &[a, b, ret], None, 0)
+        compound(&s.encoder, s.minor, "DELEGRETURN", &[a, b, ret])
     }
 
     fn decode(&self, _: &Session, reply: &RpcReply, ops: &[OpNum4]) -> Result<Decoded<()>, ClientError> {

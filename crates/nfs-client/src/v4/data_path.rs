@@ -1,0 +1,262 @@
+//! The COMPOUNDs of the data path — SEQUENCE, PUTFH, then READ, WRITE or COMMIT — written and read by
+//! hand, word by word, as NFSv3's READ and WRITE are: no operation enum is built, moved or dropped per
+//! call and no result array allocated. READ's data stays a slice of the reply record (or is the payload
+//! a transport placed apart), WRITE's data is the call's payload, never copied.
+
+use std::borrow::Cow;
+
+use bytes::Bytes;
+use nfs4_proto::{NfsErr4, NfsFh4, NfsResOp, NfsStat4, OpNum4, SequenceArgs, Stateid4, NFS4_PROGRAM, NFS_V4};
+use xdr::{XdrDecode, XdrEncode, XdrError, XdrReader};
+
+use super::slots::SequenceOutcome;
+use super::wire::{sequence_outcome, Encoded, WriteHead, NFSPROC4_COMPOUND};
+use crate::decode::results;
+use crate::encode::CallEncoder;
+use crate::error::ClientError;
+use crate::transport::{BulkPayload, RpcCall, RpcReply};
+use crate::types::ReadReply;
+
+/// The operation after SEQUENCE and PUTFH.
+#[derive(Debug, Clone)]
+pub(crate) enum DataOp {
+    Read { stateid: Stateid4, offset: u64, count: u32 },
+    Write { head: WriteHead, data: Bytes },
+    Commit { offset: u64, count: u32 },
+}
+
+impl DataOp {
+    fn opnum(&self) -> OpNum4 {
+        match self {
+            DataOp::Read { .. } => OpNum4::Read,
+            DataOp::Write { .. } => OpNum4::Write,
+            DataOp::Commit { .. } => OpNum4::Commit,
+        }
+    }
+}
+
+const READ_OPS: &[OpNum4] = &[OpNum4::Sequence, OpNum4::Putfh, OpNum4::Read];
+const WRITE_OPS: &[OpNum4] = &[OpNum4::Sequence, OpNum4::Putfh, OpNum4::Write];
+const COMMIT_OPS: &[OpNum4] = &[OpNum4::Sequence, OpNum4::Putfh, OpNum4::Commit];
+
+/// SEQUENCE (RFC 8881 §18.46.1), PUTFH of `fh` (§18.19.1) and `op` as a COMPOUND of minor version `minor`.
+pub(crate) fn encode(
+    encoder: &CallEncoder,
+    minor: u32,
+    proc: &'static str,
+    seq: &SequenceArgs,
+    fh: &NfsFh4,
+    op: DataOp,
+) -> Encoded {
+    let (xid, inline) = encoder.encode(NFS4_PROGRAM, NFS_V4, NFSPROC4_COMPOUND, 192, |w| {
+        w.put_opaque(b"");
+        w.put_u32(minor);
+        w.put_u32(3);
+        w.put_u32(OpNum4::Sequence.as_u32());
+        seq.encode(w);
+        w.put_u32(OpNum4::Putfh.as_u32());
+        w.put_opaque(fh.as_bytes());
+        w.put_u32(op.opnum().as_u32());
+        match &op {
+            DataOp::Read { stateid, offset, count } => {
+                stateid.encode(w);
+                w.put_u64(*offset);
+                w.put_u32(*count);
+            }
+            // WRITE4args up to the data's length word; the data is the payload and nothing follows it.
+            DataOp::Write { head, data } => {
+                head.stateid.encode(w);
+                w.put_u64(head.offset);
+                head.stable.encode(w);
+                w.put_u32(data.len() as u32);
+            }
+            DataOp::Commit { offset, count } => {
+                w.put_u64(*offset);
+                w.put_u32(*count);
+            }
+        }
+    });
+    let (ops, payload, reply_payload) = match op {
+        DataOp::Read { count, .. } => (READ_OPS, None, count),
+        DataOp::Write { data, .. } => (WRITE_OPS, Some(BulkPayload { offset: inline.len(), data }), 0),
+        DataOp::Commit { .. } => (COMMIT_OPS, None, 0),
+    };
+    Encoded { call: RpcCall { xid, proc, inline, payload, reply_payload }, ops: Cow::Borrowed(ops) }
+}
+
+/// A data COMPOUND's reply: the SEQUENCE outcome and, if every operation succeeded, what `read_ok`
+/// made of the last one's `resok`; else the operation and status that ended it (`None`: it ended early).
+pub(crate) struct Answer<T> {
+    pub(crate) sequence: Option<SequenceOutcome>,
+    pub(crate) outcome: Result<T, Option<(OpNum4, NfsErr4)>>,
+}
+
+/// Reads the reply to SEQUENCE + PUTFH + `op`; `read_ok` reads `op`'s `resok` (trailing bytes refused).
+pub(crate) fn decode<T>(
+    proc: &'static str,
+    reply: &RpcReply,
+    op: OpNum4,
+    read_ok: impl FnOnce(&mut XdrReader<'_>, &RpcReply) -> Result<T, ClientError>,
+) -> Result<Answer<T>, ClientError> {
+    let bad = |e: XdrError| ClientError::protocol(proc, e);
+    let body = results(proc, &reply.record)?;
+    let mut r = XdrReader::new(body);
+    let status = NfsStat4::decode(&mut r).map_err(bad)?;
+    let _tag = r.get_string("COMPOUND4res.tag", nfs4_proto::compound::TAG_MAX).map_err(bad)?;
+    let n = r.get_array_len("COMPOUND4res.resarray", 3, 8).map_err(bad)?;
+    let mut sequence = None;
+    for (index, expected) in [OpNum4::Sequence, OpNum4::Putfh, op].into_iter().enumerate().take(n) {
+        let got = OpNum4::decode(&mut r).map_err(bad)?;
+        if got != expected {
+            let detail = format!("result {index} is {} where {} was sent", got.name(), expected.name());
+            return Err(ClientError::protocol(proc, detail));
+        }
+        let result = if index < 2 {
+            let res = NfsResOp::decode_body(got, &mut r).map_err(bad)?;
+            if index == 0 {
+                sequence = sequence_outcome(std::slice::from_ref(&res));
+            }
+            res.status()
+        } else {
+            NfsStat4::decode(&mut r).map_err(bad)?
+        };
+        let last = index + 1 == n;
+        // RFC 8881 §16.2.3: the results stop at the first failure, whose status is the COMPOUND's.
+        if (last && result != status) || (!last && !result.is_ok()) {
+            return Err(ClientError::protocol(proc, format!("COMPOUND status {status} but result {index} {result}")));
+        }
+        if let Some(e) = result.error() {
+            r.finish().map_err(bad)?;
+            return Ok(Answer { sequence, outcome: Err(Some((got, e))) });
+        }
+        if index == 2 {
+            let value = read_ok(&mut r, reply)?;
+            r.finish().map_err(bad)?;
+            return Ok(Answer { sequence, outcome: Ok(value) });
+        }
+    }
+    r.finish().map_err(bad)?;
+    Ok(Answer { sequence, outcome: Err(None) })
+}
+
+/// READ4resok (RFC 8881 §18.22.2): `eof`, then the data — in the record, or placed apart by the
+/// transport (the record then holds its length word only); at most `requested` bytes (§18.22.3).
+pub(crate) fn read_ok(
+    proc: &'static str,
+    requested: u32,
+) -> impl FnOnce(&mut XdrReader<'_>, &RpcReply) -> Result<ReadReply, ClientError> {
+    move |r, reply| {
+        let bad = |e: XdrError| ClientError::protocol(proc, e);
+        let eof = r.get_bool().map_err(bad)?;
+        let len = r.get_u32().map_err(bad)?;
+        let data = match &reply.payload {
+            Some(payload) => payload.clone(),
+            None => slice_of(&reply.record, r.get_opaque_fixed(len as usize).map_err(bad)?),
+        };
+        if data.len() != len as usize || len > requested {
+            let detail = format!("{len} bytes of READ data ({} present), {requested} asked", data.len());
+            return Err(ClientError::protocol(proc, detail));
+        }
+        Ok(ReadReply { data, eof })
+    }
+}
+
+/// `part` (borrowed from `record`) as a `Bytes` sharing the record's buffer.
+pub(crate) fn slice_of(record: &Bytes, part: &[u8]) -> Bytes {
+    if part.is_empty() {
+        return Bytes::new();
+    }
+    record.slice_ref(part)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nfs4_proto::{Compound4Args, Compound4Res, Nfs4Result, NfsArgOp, ReadResOk, SequenceResOk, StableHow4};
+    use onc_rpc::{OpaqueAuth, ReplyBody, RpcMessage};
+    use xdr::XdrWriter;
+
+    fn fh() -> NfsFh4 {
+        NfsFh4::new(b"file").expect("handle")
+    }
+
+    fn reply_record(results: Vec<NfsResOp<'_>>) -> Bytes {
+        let res = Compound4Res::new(b"", results);
+        let mut w = RpcMessage::reply(1, ReplyBody::success(OpaqueAuth::NONE)).header_writer(64);
+        res.encode(&mut w);
+        Bytes::from(w.to_vec())
+    }
+
+    #[test]
+    fn the_hand_written_compounds_decode_as_the_codec_reads_them() {
+        let seq = SequenceArgs { sequenceid: 9, slotid: 2, ..SequenceArgs::default() };
+        let read = DataOp::Read { stateid: Stateid4::CURRENT, offset: 8192, count: 4096 };
+        let enc = encode(&CallEncoder::anonymous(), 1, "READ", &seq, &fh(), read);
+        assert_eq!((enc.call.reply_payload, enc.call.payload.is_none()), (4096, true));
+        let (_, body) = RpcMessage::decode(&enc.call.inline).expect("a call");
+        let args: Compound4Args<'_> = xdr::decode_exact(body).expect("a COMPOUND");
+        assert_eq!(args.ops(), enc.ops.to_vec());
+        assert!(matches!(&args.argarray[0], NfsArgOp::Sequence(s) if s.sequenceid == 9 && s.slotid == 2));
+        assert!(matches!(&args.argarray[2], NfsArgOp::Read(r) if r.offset == 8192 && r.count == 4096));
+    }
+
+    #[test]
+    fn a_write_carries_its_data_as_the_payload_right_after_its_length_word() {
+        let data = Bytes::from_static(b"seven b");
+        let head = WriteHead { stateid: Stateid4::ANONYMOUS, offset: 4096, stable: StableHow4::FileSync };
+        let op = DataOp::Write { head, data: data.clone() };
+        let enc = encode(&CallEncoder::anonymous(), 1, "WRITE", &SequenceArgs::default(), &fh(), op);
+        let payload = enc.call.payload.as_ref().expect("payload");
+        assert_eq!((payload.offset, payload.data.as_ptr()), (enc.call.inline.len(), data.as_ptr()), "not copied");
+        let mut wire = enc.call.inline.clone();
+        wire.extend_from_slice(&data);
+        wire.push(0); // XDR padding of 7 bytes
+        let (_, body) = RpcMessage::decode(&wire).expect("a call");
+        let args: Compound4Args<'_> = xdr::decode_exact(body).expect("a COMPOUND");
+        match &args.argarray[2] {
+            NfsArgOp::Write(w) => assert_eq!((w.offset, w.data), (4096, &b"seven b"[..])),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn read_data_is_a_slice_of_the_record_or_the_payload_placed_apart() {
+        let seq = NfsResOp::Sequence(Nfs4Result::Ok(SequenceResOk::default()));
+        let putfh = NfsResOp::Putfh(Nfs4Result::Ok(nfs4_proto::Void));
+        let read = NfsResOp::Read(Nfs4Result::Ok(ReadResOk { eof: true, data: b"abcd" }));
+        let record = reply_record(vec![seq.clone(), putfh.clone(), read]);
+        let reply = RpcReply { record: record.clone(), payload: None };
+        let inline = decode("READ", &reply, OpNum4::Read, read_ok("READ", 4)).expect("decodes");
+        let data = inline.outcome.expect("read");
+        assert_eq!((&data.data[..], data.eof), (&b"abcd"[..], true));
+        let at = data.data.as_ptr() as usize - record.as_ptr() as usize;
+        assert!(at < record.len(), "the data lies in the record: nothing was copied");
+        assert!(matches!(inline.sequence, Some(SequenceOutcome::Ok { .. })));
+        // Placed apart (an RDMA Write chunk): the record holds the length word only.
+        let two = Compound4Res::new(b"", vec![seq, putfh]);
+        let mut w = XdrWriter::new();
+        RpcMessage::reply(1, ReplyBody::success(OpaqueAuth::NONE)).encode_header(&mut w);
+        two.encode(&mut w);
+        let mut head = w.to_vec();
+        // The RPC reply header is 24 bytes; then status, an empty tag, and the result count: 3, not 2.
+        head[35] = 3;
+        head.extend_from_slice(&[0, 0, 0, 25, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 4]);
+        let placed = RpcReply { record: Bytes::from(head), payload: Some(Bytes::from_static(b"wxyz")) };
+        let got = decode("READ", &placed, OpNum4::Read, read_ok("READ", 4)).expect("decodes");
+        assert_eq!(&got.outcome.expect("read").data[..], b"wxyz");
+        assert!(decode("READ", &reply, OpNum4::Read, read_ok("READ", 3)).is_err(), "more than asked for");
+        assert!(
+            decode("WRITE", &reply, OpNum4::Write, read_ok("WRITE", 4)).is_err(),
+            "a READ result where WRITE was sent"
+        );
+    }
+
+    #[test]
+    fn a_failed_operation_ends_the_reply_with_its_status() {
+        let seq = NfsResOp::Sequence(Nfs4Result::Ok(SequenceResOk::default()));
+        let putfh = NfsResOp::Putfh(Nfs4Result::Err(NfsErr4::Stale));
+        let reply = RpcReply { record: reply_record(vec![seq, putfh]), payload: None };
+        let got = decode("READ", &reply, OpNum4::Read, read_ok("READ", 4)).expect("decodes");
+        assert_eq!(got.outcome.err(), Some(Some((OpNum4::Putfh, NfsErr4::Stale))));
+    }
+}

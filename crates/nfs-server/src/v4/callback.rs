@@ -174,7 +174,12 @@ impl Callbacks {
             }
             Err(e) => {
                 info!(error = %e, "NFSv4 back channel probe not sent: path down");
-                svc.state().set_backchannel(&session, false);
+                let mut state = svc.state();
+                if let crate::BackChannelError::NoSuchConnection(gone) = e {
+                    // The transport closed it: it serves no session any more.
+                    state.connection_closed(gone);
+                }
+                state.set_backchannel(&session, false);
             }
         }
     }
@@ -219,7 +224,11 @@ impl Callbacks {
             if let Some(slot) = lock(&self.inner).slots.get_mut(&session) {
                 slot.busy = false;
             }
-            svc.state().set_backchannel(&session, false);
+            let mut state = svc.state();
+            if let crate::BackChannelError::NoSuchConnection(gone) = e {
+                state.connection_closed(gone);
+            }
+            state.set_backchannel(&session, false);
             return Err(e.into());
         }
         let deadline = now + self.timeout;

@@ -88,7 +88,7 @@ pub(crate) fn run(
     let tag = decoder.tag();
     let minor = decoder.minorversion();
     let declared = decoder.declared_ops();
-    let mut results = Results::default();
+    let mut results = Results::new();
     if !(1..=2).contains(&minor) {
         // RFC 8881 §16.2.3: the status alone, no results.
         return done(results, NfsErr4::MinorVersMismatch, xid, tag);
@@ -231,7 +231,9 @@ fn done(mut results: Results, status: NfsErr4, xid: u32, tag: &[u8]) -> Outcome 
 /// The reply: the slot gets its cached copy first, and the reclaim record is written if it changed.
 fn finish(cx: &mut Cx<'_>, results: Results, guard: Option<SlotGuard<'_>>, xid: u32, tag: &[u8]) -> Outcome {
     if let Some(guard) = guard {
-        guard.finish(&results.cached(tag));
+        // Only a reply the client asked to cache is copied (a READ's data would be, otherwise).
+        let cachethis = cx.session.is_some_and(|s| s.cache_limit.is_some());
+        guard.finish(if cachethis { results.cached(tag) } else { Vec::new() }.as_slice());
     }
     if cx.changes_clients {
         cx.svc.save_reclaim_record(cx.now);

@@ -49,6 +49,29 @@ impl Mark {
 }
 
 impl Results {
+    /// An empty array, with room for the results of a typical COMPOUND.
+    pub(crate) fn new() -> Self {
+        Results { body: Vec::with_capacity(512), ..Results::default() }
+    }
+
+    /// Appends the success of an operation whose result is its status alone (PUTFH, LOOKUP, ...),
+    /// without encoding machinery: the hot path's most frequent results.
+    pub(crate) fn put_ok(&mut self, op: OpNum4) {
+        self.body.extend_from_slice(&op.as_u32().to_be_bytes());
+        self.body.extend_from_slice(&NfsStat4::Ok.as_u32().to_be_bytes());
+        self.count += 1;
+        self.last = Some(NfsStat4::Ok);
+    }
+
+    /// Appends SEQUENCE's success (RFC 8881 §18.46.2 `SEQUENCE4resok`), encoded in place.
+    pub(crate) fn put_sequence(&mut self, ok: &nfs4_proto::SequenceResOk) {
+        self.put_ok(OpNum4::Sequence);
+        self.body.extend_from_slice(&ok.sessionid.0);
+        for word in [ok.sequenceid, ok.slotid, ok.highest_slotid, ok.target_highest_slotid, ok.status_flags] {
+            self.body.extend_from_slice(&word.to_be_bytes());
+        }
+    }
+
     /// Appends one result (an `nfs_resop4`: operation number, status, body).
     pub(crate) fn put(&mut self, res: &NfsResOp<'_>) {
         let mut w = XdrWriter::new();
@@ -121,12 +144,14 @@ impl Results {
 
     /// The reply to send under `xid`.
     pub(crate) fn reply(&self, xid: u32, tag: &[u8]) -> Reply {
-        let head = self.head(tag);
-        let mut w = success_writer(xid, head.len() + self.body.len());
-        w.put_raw(&head);
+        let mut w = success_writer(xid, head_len(tag) + self.body.len());
+        w.put_u32(self.status().as_u32());
+        w.put_opaque(tag);
+        w.put_u32(self.count);
         w.put_raw(&self.body);
+        let head = head_len(tag);
         let mut reply = Reply::from_inline(w.into_vec());
-        let base = SUCCESS_HEADER_LEN + head.len();
+        let base = SUCCESS_HEADER_LEN + head;
         for (at, data) in &self.payloads {
             reply.push_payload(base + at, data.clone());
         }

@@ -16,7 +16,7 @@ pub(crate) use set::decode_settable;
 
 use nfs3_proto::{Fattr3, Ftype3, NfsTime3};
 use nfs4_proto::attr::*;
-use nfs4_proto::{Bitmap4, Fattr4, Fsid4, NfsErr4, NfsFtype4, NfsTime4, RawFattr4, SpecData4, Utf8Str};
+use nfs4_proto::{Bitmap4, Fattr4, Fsid4, NfsErr4, NfsFtype4, NfsStat4, NfsTime4, RawFattr4, SpecData4, Utf8Str};
 
 use super::context::Cx;
 use super::errors::from_v3;
@@ -230,7 +230,8 @@ pub(crate) fn encode(cx: &Cx<'_>, fh: Fh, attrs: &Fattr3, requested: &Bitmap4) -
     for bit in WRITE_ONLY {
         answer.clear(*bit);
     }
-    out.rdattr_error = None;
+    // The attributes could be read: no error to report (knfsd answers NFS4_OK when it is asked for).
+    out.rdattr_error = Some(NfsStat4::Ok);
     Ok(out.to_raw_masked(&answer))
 }
 

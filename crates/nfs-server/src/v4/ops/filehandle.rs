@@ -3,7 +3,7 @@
 //! SAVEFH (§18.28) and RESTOREFH (§18.27), which save and restore the current stateid with the handle
 //! (§16.2.3.1.2).
 
-use nfs4_proto::{GetfhResOk, Nfs4Result, NfsErr4, NfsResOp, PutfhArgs, Void};
+use nfs4_proto::{GetfhResOk, Nfs4Result, NfsErr4, NfsResOp, OpNum4, PutfhArgs, Void};
 
 use crate::v4::context::Cx;
 use crate::v4::fh::Fh;
@@ -16,7 +16,7 @@ pub(crate) fn putfh(cx: &mut Cx<'_>, args: &PutfhArgs, out: &mut Results) -> Res
         cx.obj(export, file)?;
     }
     cx.set_current(fh);
-    out.put(&NfsResOp::Putfh(Nfs4Result::Ok(Void)));
+    out.put_ok(OpNum4::Putfh);
     Ok(())
 }
 
@@ -35,7 +35,7 @@ pub(crate) fn getfh(cx: &mut Cx<'_>, out: &mut Results) -> Result<(), NfsErr4> {
 pub(crate) fn savefh(cx: &mut Cx<'_>, out: &mut Results) -> Result<(), NfsErr4> {
     cx.saved = Some(cx.current()?);
     cx.saved_stateid = cx.current_stateid;
-    out.put(&NfsResOp::Savefh(Nfs4Result::Ok(Void)));
+    out.put_ok(OpNum4::Savefh);
     Ok(())
 }
 
@@ -43,6 +43,6 @@ pub(crate) fn restorefh(cx: &mut Cx<'_>, out: &mut Results) -> Result<(), NfsErr
     // RFC 8881 §18.27.3: no saved file handle → NFS4ERR_RESTOREFH.
     cx.current = Some(cx.saved.ok_or(NfsErr4::RestoreFh)?);
     cx.current_stateid = cx.saved_stateid;
-    out.put(&NfsResOp::Restorefh(Nfs4Result::Ok(Void)));
+    out.put_ok(OpNum4::Restorefh);
     Ok(())
 }

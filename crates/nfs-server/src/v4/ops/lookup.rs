@@ -2,7 +2,7 @@
 //! a name in a pseudo directory leads to another or to an export's root; a name at an export's root may
 //! name a nested export (`pseudo.rs`); LOOKUPP from an export's root leads back out.
 
-use nfs4_proto::{LookupArgs, Nfs4Result, NfsErr4, NfsResOp, Void};
+use nfs4_proto::{LookupArgs, NfsErr4, OpNum4};
 
 use super::names;
 use crate::access::{permits, MAY_EXEC};
@@ -43,7 +43,7 @@ pub(crate) fn lookup(cx: &mut Cx<'_>, args: &LookupArgs<'_>, out: &mut Results) 
         }
     };
     cx.set_current(next);
-    out.put(&NfsResOp::Lookup(Nfs4Result::Ok(Void)));
+    out.put_ok(OpNum4::Lookup);
     Ok(())
 }
 
@@ -65,6 +65,6 @@ pub(crate) fn lookupp(cx: &mut Cx<'_>, out: &mut Results) -> Result<(), NfsErr4>
         }
     };
     cx.set_current(parent);
-    out.put(&NfsResOp::Lookupp(Nfs4Result::Ok(Void)));
+    out.put_ok(OpNum4::Lookupp);
     Ok(())
 }

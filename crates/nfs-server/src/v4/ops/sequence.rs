@@ -3,7 +3,7 @@
 //! (NFS4ERR_TOO_MANY_OPS) and ca_maxrequestsize (NFS4ERR_REQ_TOO_BIG), both reported in SEQUENCE's own
 //! result (§2.10.6.4). The status flags are the state machine's (the back channel's health among them).
 
-use nfs4_proto::{Nfs4Result, NfsArgOp, NfsErr4, NfsResOp, OpNum4, SequenceResOk};
+use nfs4_proto::{NfsArgOp, NfsErr4, NfsResOp, OpNum4, SequenceResOk};
 
 use crate::v4::context::{wire_session, Cx};
 use crate::v4::errors::from_state;
@@ -56,13 +56,13 @@ pub(crate) fn begin(cx: &mut Cx<'_>, op: &NfsArgOp<'_>, record_len: usize, out: 
         out.put(&NfsResOp::error(OpNum4::Sequence, e));
         return Begun::Executing(ok, true);
     }
-    out.put(&NfsResOp::Sequence(Nfs4Result::Ok(SequenceResOk {
+    out.put_sequence(&SequenceResOk {
         sessionid: wire_session(&ok.sessionid),
         sequenceid: ok.sequenceid,
         slotid: ok.slotid,
         highest_slotid: ok.highest_slotid,
         target_highest_slotid: ok.target_highest_slotid,
         status_flags: ok.status_flags,
-    })));
+    });
     Begun::Executing(ok, false)
 }

@@ -8,6 +8,7 @@ mod compound;
 mod files;
 mod io;
 mod locks;
+mod measure;
 mod mount;
 mod namespace;
 mod replay;

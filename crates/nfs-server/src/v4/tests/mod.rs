@@ -11,6 +11,7 @@ mod locks;
 mod measure;
 mod mount;
 mod namespace;
+mod ops;
 mod replay;
 mod restart;
 mod shares;

@@ -42,6 +42,8 @@ pub enum RpcFailure {
     NotAccepted(String),
     #[error("NFS error {0:?}")]
     Nfs(NfsErr3),
+    #[error("NFSv4 {step}: {outcome}")]
+    Nfs4 { step: String, outcome: String },
     #[error("MOUNT refused: {0}")]
     Mount(String),
     #[error("RDMA: {0}")]

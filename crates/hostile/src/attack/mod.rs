@@ -2,7 +2,8 @@
 //! says what it did. A connection the server closes is opened again (an attacker keeps its grip), after
 //! a pause so that a refusing server is not hammered by the attacker's own loop. The attacks on the
 //! RPC-over-RDMA front end (soft provider, processes of one host) also need its listener
-//! ([`Attack::run_with_rdma`]).
+//! ([`Attack::run_with_rdma`]). The NFSv4.1 attacks live in [`crate::v4::attack`] and join this list as
+//! [`Attack::V4`].
 
 mod bad_version;
 mod hold;
@@ -15,6 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
 use crate::rpc::{RpcFailure, Target};
+use crate::v4::V4Attack;
 
 /// One attack and its size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +35,8 @@ pub enum Attack {
     /// chunk); each keeps its connection until the server drops it, then connects again. Needs the
     /// server's RDMA listener.
     RdmaBusyCounters { connections: usize },
+    /// An NFSv4.1 attack ([`crate::v4::attack`]); its full report comes from [`V4Attack::run`].
+    V4(V4Attack),
 }
 
 impl Attack {
@@ -44,6 +48,7 @@ impl Attack {
             Attack::UnreadReplies { .. } => "unread-replies",
             Attack::BadVersion { .. } => "bad-version",
             Attack::RdmaBusyCounters { .. } => "rdma-busy-counters",
+            Attack::V4(a) => a.name(),
         }
     }
 
@@ -55,12 +60,29 @@ impl Attack {
             "unread-replies" => Attack::UnreadReplies { connections },
             "bad-version" => Attack::BadVersion { connections },
             "rdma-busy-counters" => Attack::RdmaBusyCounters { connections },
-            _ => return None,
+            _ => return V4Attack::parse(name, connections).map(Attack::V4),
         })
     }
 
     /// Every attack's name.
-    pub const NAMES: [&'static str; 5] = ["trickle", "idle", "unread-replies", "bad-version", "rdma-busy-counters"];
+    pub const NAMES: [&'static str; 16] = [
+        "trickle",
+        "idle",
+        "unread-replies",
+        "bad-version",
+        "rdma-busy-counters",
+        V4Attack::NAMES[0],
+        V4Attack::NAMES[1],
+        V4Attack::NAMES[2],
+        V4Attack::NAMES[3],
+        V4Attack::NAMES[4],
+        V4Attack::NAMES[5],
+        V4Attack::NAMES[6],
+        V4Attack::NAMES[7],
+        V4Attack::NAMES[8],
+        V4Attack::NAMES[9],
+        V4Attack::NAMES[10],
+    ];
 
     /// True for the attacks on the RPC-over-RDMA listener ([`Attack::run_with_rdma`]).
     pub fn needs_rdma(&self) -> bool {
@@ -92,6 +114,7 @@ impl Attack {
                     rdma.ok_or_else(|| RpcFailure::Rdma(format!("{} needs the server's RDMA listener", self.name())))?;
                 rdma_busy::run(target, rdma, connections, stop, &tally)?
             }
+            Attack::V4(a) => return a.run(target, stop).map(|r| r.attack),
         }
         Ok(tally.report())
     }
@@ -135,7 +158,7 @@ impl Tally {
         self.bytes_sent.fetch_add(bytes, Relaxed);
     }
 
-    fn report(&self) -> AttackReport {
+    pub(crate) fn report(&self) -> AttackReport {
         AttackReport {
             connected: self.connected.load(Relaxed),
             refused: self.refused.load(Relaxed),

@@ -1,7 +1,8 @@
 //! `nfsbench-hostile ATTACK --target ADDR:PORT [--export PATH] [--rdma ADDR:PORT] [--connections N]
 //! [--seconds S]`: runs one of the security suite's attacks against a server (only ever one you run
 //! yourself), then prints what it did as one line of JSON. The RDMA attacks need `--rdma`, the server's
-//! soft-RDMA listener (`nfsbench serve --rdma --rdma-provider soft`), and run on the server's host.
+//! soft-RDMA listener (`nfsbench serve --rdma --rdma-provider soft`), and run on the server's host. The
+//! NFSv4.1 attacks (`v4-*`) also print the outcomes they saw and the answers that were wrong.
 //! Exit status: 0 the attack ran, 1 it could not start, 2 bad usage.
 
 use std::net::SocketAddr;
@@ -15,7 +16,9 @@ use hostile::{Attack, Target};
 #[derive(Parser, Debug)]
 #[command(name = "nfsbench-hostile", about = "Hostile NFS clients for testing a server you run")]
 struct Args {
-    /// trickle | idle | unread-replies | bad-version | rdma-busy-counters
+    /// trickle | idle | unread-replies | bad-version | rdma-busy-counters | v4-bad-compounds |
+    /// v4-slot-hammer | v4-client-storm | v4-client-hoard | v4-forged-stateids | v4-open-flood |
+    /// v4-lock-storm | v4-lock-owner-storm | v4-backchannel-silent | v4-backchannel-garbage | v4-reply-flood
     attack: String,
     /// The server's NFS and MOUNT port
     #[arg(long)]
@@ -50,6 +53,25 @@ fn main() -> ExitCode {
     };
     let target = Target { addr: args.target, export: args.export };
     let stop = AtomicBool::new(false);
+    if let Attack::V4(v4) = attack {
+        let result = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                std::thread::sleep(seconds);
+                stop.store(true, Ordering::Relaxed);
+            });
+            v4.run(&target, &stop)
+        });
+        return match result {
+            Ok(report) => {
+                println!("{}", report.to_json());
+                ExitCode::SUCCESS
+            }
+            Err(err) => {
+                eprintln!("nfsbench-hostile: {} against {}: {err}", v4.name(), target.addr);
+                ExitCode::FAILURE
+            }
+        };
+    }
     let result = std::thread::scope(|scope| {
         scope.spawn(|| {
             std::thread::sleep(seconds);

@@ -9,12 +9,13 @@ use std::sync::Arc;
 use bytes::Bytes;
 use nfs4_proto::NfsErr4;
 
+use super::compound::Compound;
 use super::opens::OpenState;
 use super::requests::entry_name;
 use super::requests::io::{Commit, Getattr, Read, Setattr, Write};
 use super::requests::names::{Lookup, Mkdir, Remove};
 use super::requests::open::{Close, Open};
-use super::session::{Compound, Mode, Session};
+use super::session::{Mode, Session};
 use crate::error::ClientError;
 use crate::pending::Pending;
 use crate::types::{Attr, CreateHow, FileHandle, ReadReply, StableHow, WriteReply};

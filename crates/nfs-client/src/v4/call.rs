@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use nfs4_proto::NfsErr4;
 
+use super::compound::Compound;
 use super::recovery::{loss_of_op_error, state_revoked, Loss};
-use super::session::{Compound, InFlight, Mode, Session};
+use super::session::{InFlight, Mode, Session};
 use super::slots::{retry_delay, Verdict};
 use crate::error::ClientError;
 

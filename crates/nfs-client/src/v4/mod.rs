@@ -19,6 +19,7 @@
 //!   BIND_CONN_TO_SESSION, DESTROY_SESSION, DESTROY_CLIENTID) on a chosen connection.
 //! - [`mount`]: the connections (one transport each), the minor version, the trunking check, the
 //!   session, the root.
+//! - [`compound`]: what a call on a session is to the machinery that sends and retries it.
 //! - [`session`]: the mount at run time — the state behind one lock, sending a COMPOUND on a slot;
 //!   `call.rs` runs a call to its result through every retry; `recover.rs` runs the recovery ladder
 //!   on the live session; `maintain.rs` renews the lease, rebinds replaced connections, unmounts.
@@ -35,6 +36,7 @@ mod api;
 pub(crate) mod attrs;
 mod call;
 pub mod callback;
+pub(crate) mod compound;
 pub(crate) mod data_path;
 pub(crate) mod handshake;
 pub(crate) mod lease;

@@ -1,27 +1,29 @@
 //! [`Session`]: one NFSv4 mount at run time — its connections (one transport each, so a call and a
 //! BIND_CONN_TO_SESSION can go on a chosen one), the session's state behind one lock (client ID,
-//! session ID, the slot table, the lease, a recovery in progress), and the sending of a COMPOUND on a
-//! slot. The retry loop is in `call.rs`, the recovery in `recover.rs`, the timers in `maintain.rs`.
+//! session ID, the slot table, the lease, a recovery in progress), and the sending of a
+//! [`Compound`] on a slot. The retry loop is in `call.rs`, the recovery in `recover.rs`, the timers in
+//! `maintain.rs`.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-use nfs4_proto::{ClientId4, NfsErr4, NfsResOp, OpNum4, SequenceArgs, SessionId4};
+use nfs4_proto::{ClientId4, OpNum4, SequenceArgs, SessionId4};
 use tokio::sync::{watch, Notify};
 
 use super::callback::CallbackService;
+use super::compound::Compound;
 use super::handshake::SessionRequest;
 use super::lease::Lease;
-use super::opens::{OpenFiles, OpenState};
+use super::opens::OpenFiles;
 use super::owner::ClientIdentity;
 use super::recovery::{loss_of_flags, Loss, Recovery};
 use super::slots::{SequenceOutcome, SlotLease, SlotTable, Verdict};
-use super::wire::{self, Encoded};
+use super::wire::Encoded;
 use crate::encode::CallEncoder;
 use crate::error::ClientError;
-use crate::transport::{reply_channel, ReplyReceiver, RpcReply, RpcTransport};
+use crate::transport::{reply_channel, ReplyReceiver, RpcTransport};
 
 /// One connection of the mount: its own transport, so calls can be addressed to it.
 #[derive(Debug)]
@@ -77,52 +79,6 @@ impl State {
             other => other,
         }
     }
-}
-
-/// A COMPOUND carried on a session: SEQUENCE first, then the request's operations.
-pub(crate) trait Compound: Send + Sync + 'static {
-    type Output: Send + 'static;
-    /// The name of the call in errors and logs ("READ", "OPEN").
-    fn name(&self) -> &'static str;
-    /// RFC 8881 §2.10.6.1.3 `sa_cachethis`: keep the reply for a retry (the calls that are not
-    /// idempotent, as Linux asks for OPEN, CLOSE, CREATE, REMOVE and SETATTR).
-    fn cache_this(&self) -> bool {
-        false
-    }
-    /// The whole COMPOUND, `seq` first.
-    fn encode(&self, session: &Session, seq: SequenceArgs) -> Encoded;
-    /// What the reply's SEQUENCE said and the request's result, or the operation and status that ended it.
-    fn decode(&self, session: &Session, reply: &RpcReply, ops: &[OpNum4])
-        -> Result<Decoded<Self::Output>, ClientError>;
-    /// The open whose stateid the request carries: revoked state is opened again and the call resent.
-    fn open(&self) -> Option<&Arc<OpenState>> {
-        None
-    }
-}
-
-/// A decoded reply.
-#[derive(Debug)]
-pub(crate) struct Decoded<T> {
-    pub(crate) sequence: Option<SequenceOutcome>,
-    /// The result, or the failed operation and its status (`None`: the COMPOUND ended before any).
-    pub(crate) outcome: Result<T, Option<(OpNum4, NfsErr4)>>,
-}
-
-/// Decodes a reply with [`wire::decode`]; `read` gets the results after SEQUENCE when all succeeded.
-pub(crate) fn decode_with<T>(
-    proc: &'static str,
-    reply: &RpcReply,
-    ops: &[OpNum4],
-    read: impl FnOnce(&[NfsResOp<'_>]) -> Result<T, ClientError>,
-) -> Result<Decoded<T>, ClientError> {
-    let res = wire::decode(proc, &reply.record, ops)?;
-    let sequence = wire::sequence_outcome(&res.resarray);
-    let outcome = match wire::failure(&res) {
-        Some(failed) => Err(Some(failed)),
-        None if res.resarray.len() < ops.len() => Err(None),
-        None => Ok(read(res.resarray.get(1..).unwrap_or(&[]))?),
-    };
-    Ok(Decoded { sequence, outcome })
 }
 
 /// A COMPOUND sent on a slot, until its reply is settled.

@@ -16,9 +16,10 @@ use crate::error::ClientError;
 use crate::transport::RpcReply;
 use crate::types::{Attr, FileHandle, ReadReply, StableHow, WriteReply};
 use crate::v4::attrs;
+use crate::v4::compound::{decode_with, Compound, Decoded};
 use crate::v4::data_path::{self, DataOp};
 use crate::v4::opens::OpenState;
-use crate::v4::session::{decode_with, Compound, Decoded, Session};
+use crate::v4::session::Session;
 use crate::v4::wire::{compound, Encoded, WriteHead};
 
 /// The stateid I/O on `open` carries.

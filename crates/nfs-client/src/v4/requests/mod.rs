@@ -1,4 +1,4 @@
-//! The session COMPOUNDs the client sends, one type per call, each [`Compound`](super::session::Compound):
+//! The session COMPOUNDs the client sends, one type per call, each [`Compound`](super::compound::Compound):
 //! SEQUENCE, then PUTFH (or PUTROOTFH) and the operations of the call, built anew for every attempt so
 //! a retry carries the current session, slot and open stateid.
 //!

@@ -8,7 +8,8 @@ use crate::error::ClientError;
 use crate::transport::RpcReply;
 use crate::types::{Attr, FileHandle};
 use crate::v4::attrs;
-use crate::v4::session::{decode_with, Compound, Decoded, Session};
+use crate::v4::compound::{decode_with, Compound, Decoded};
+use crate::v4::session::Session;
 use crate::v4::wire::{compound, Encoded};
 
 /// LOOKUP of `name` in `dir`, with the new handle and its attributes. NFS4ERR_NOENT is the caller's.

@@ -17,9 +17,10 @@ use crate::error::ClientError;
 use crate::transport::RpcReply;
 use crate::types::{Attr, CreateHow, FileHandle};
 use crate::v4::attrs;
+use crate::v4::compound::{decode_with, Compound, Decoded};
 use crate::v4::opens::OpenState;
 use crate::v4::owner::OPEN_OWNER;
-use crate::v4::session::{decode_with, Compound, Decoded, Session};
+use crate::v4::session::Session;
 use crate::v4::wire::{compound, Encoded};
 
 /// What an OPEN gave: the open stateid and any delegation granted despite our wish.

@@ -1,13 +1,17 @@
-//! nfsbench's embedded NFSv3 server, sans I/O: an RPC call record in, a reply record out.
+//! nfsbench's embedded NFS server (NFSv3, NFSv4.1 and NFSv4.2), sans I/O: an RPC call record in, a reply
+//! record out.
 //!
 //! - [`Server::handle`] takes one complete RPC record (record marking already removed by the transport)
 //!   and the connection it came on, and returns the [`Reply`] to send (or nothing, for a record that is
-//!   not an answerable call). It serves NFSv3 (program 100003 v3), MOUNT v3 (100005 v3) and the port
-//!   mapper's GETPORT / rpcbind GETADDR for our own programs (100000 v2-v4), so clients need no rpcbind.
+//!   not an answerable call). It serves NFSv3 (program 100003 v3), NFSv4.1/4.2 (100003 v4, `v4/`: COMPOUND,
+//!   sessions, the exports as one pseudo file system, opens, locks, grace and reclaim, callbacks through
+//!   [`Server::set_backchannel`] and [`Server::handle_reply`], housekeeping in [`Server::tick`]; settings
+//!   in [`Nfs4Config`]), MOUNT v3 (100005 v3) and the port mapper's GETPORT / rpcbind GETADDR for our own
+//!   programs (100000 v2-v4), so clients need no rpcbind.
 //! - Exports ([`ExportConfig`]) map a path to a [`backend::Backend`] with access rules: read-only,
 //!   allowed client networks, root/all squash, "secure" source ports.
-//! - Non-idempotent calls go through a duplicate request cache, so a retransmitted CREATE/REMOVE/RENAME/
-//!   WRITE gets the original reply.
+//! - Non-idempotent NFSv3 calls go through a duplicate request cache, so a retransmitted CREATE/REMOVE/
+//!   RENAME/WRITE gets the original reply; NFSv4.1 has its session slots' reply caches instead.
 //! - Per-procedure counters and latency are kept for `nfsbench serve` to print.
 //! - File handles (`handle.rs`) are tagged with a keyed hash so clients cannot forge them. For exports whose
 //!   files outlive the process (`dir:`) they are made from what the file system keeps (file system id, inode

@@ -54,6 +54,11 @@ pub struct RpcCall {
     /// write chunk of this size (RFC 8267 §4: only READ data is eligible for direct placement in NFSv3
     /// replies apart from READLINK).
     pub reply_payload: u32,
+    /// The longest reply record the caller can get back apart from that bulk data, when it knows:
+    /// NFSv4's data COMPOUNDs (SEQUENCE, PUTFH, READ/WRITE/COMMIT) answer in a few words, which an RDMA
+    /// transport then takes inline instead of offering a Reply chunk. `None`: the transport sizes
+    /// NFSv3 calls itself and offers anything else the largest Reply chunk.
+    pub reply_len: Option<u32>,
 }
 
 impl RpcCall {

@@ -144,7 +144,7 @@ impl V3 {
         let payload = payload.map(|data| BulkPayload { offset: inline.len(), data });
         let (tx, rx) = reply_channel();
         let name = proc.name();
-        self.transport.submit(RpcCall { xid, proc: name, inline, payload, reply_payload }, tx);
+        self.transport.submit(RpcCall { xid, proc: name, inline, payload, reply_payload, reply_len: None }, tx);
         Pending::new(rx, name, decode, arg)
     }
 

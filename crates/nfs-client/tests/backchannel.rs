@@ -117,7 +117,7 @@ fn call_back(xid: u32, count: u32) -> RpcCall {
     let header = CallHeader::new(PROGRAM, 1, 1, OpaqueAuth::NONE, OpaqueAuth::NONE);
     let mut w = RpcMessage::call(xid, header).header_writer(4);
     w.put_u32(count);
-    RpcCall { xid, proc: "CALL_BACK", inline: w.into_vec(), payload: None, reply_payload: 0 }
+    RpcCall { xid, proc: "CALL_BACK", inline: w.into_vec(), payload: None, reply_payload: 0, reply_len: None }
 }
 
 /// Sends CALL_BACK(`count`) and returns how many backward calls the server queued.

@@ -35,7 +35,7 @@ fn encode<'a>(xid: u32, proc: Nfs3Proc, args: impl FnOnce(&mut XdrWriter<'a>)) -
 
 async fn call(t: &RdmaTransport, xid: u32, proc: &'static str, inline: Vec<u8>) -> RpcReply {
     let (tx, rx) = reply_channel();
-    t.submit(RpcCall { xid, proc, inline, payload: None, reply_payload: 0 }, tx);
+    t.submit(RpcCall { xid, proc, inline, payload: None, reply_payload: 0, reply_len: None }, tx);
     rx.wait(proc).await.expect("answered")
 }
 
@@ -136,6 +136,7 @@ async fn calls_wait_for_a_credit_in_the_order_they_were_submitted() {
                     inline: encode(xid, Nfs3Proc::Null, |_| {}),
                     payload: None,
                     reply_payload: 0,
+                    reply_len: None,
                 },
                 tx,
             );

@@ -16,7 +16,7 @@ fn policy(timeo: u64, retrans: u32, hard: bool) -> RetransmitPolicy {
 }
 
 fn call(xid: u32) -> RpcCall {
-    RpcCall { xid, proc: "GETATTR", inline: vec![0; 8], payload: None, reply_payload: 0 }
+    RpcCall { xid, proc: "GETATTR", inline: vec![0; 8], payload: None, reply_payload: 0, reply_len: None }
 }
 
 /// Inserts call `xid` at `now` and sends it at once; the receiver must be kept for the call to count

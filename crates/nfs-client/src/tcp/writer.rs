@@ -146,9 +146,17 @@ mod tests {
     #[tokio::test]
     async fn batch_frames_each_call_and_places_the_payload_with_its_padding() {
         let mut batch = Batch::default();
-        let small = RpcCall { xid: 1, proc: "NULL", inline: vec![1; 8], payload: None, reply_payload: 0 };
+        let small =
+            RpcCall { xid: 1, proc: "NULL", inline: vec![1; 8], payload: None, reply_payload: 0, reply_len: None };
         let payload = BulkPayload { data: Bytes::from_static(b"abcde"), offset: 4 };
-        let write = RpcCall { xid: 2, proc: "WRITE", inline: vec![2; 6], payload: Some(payload), reply_payload: 0 };
+        let write = RpcCall {
+            xid: 2,
+            proc: "WRITE",
+            inline: vec![2; 6],
+            payload: Some(payload),
+            reply_payload: 0,
+            reply_len: None,
+        };
         batch.push(&small);
         batch.push(&write);
         let mut out = Vec::new();

@@ -17,6 +17,13 @@ use crate::error::ClientError;
 use crate::transport::{BulkPayload, RpcCall, RpcReply};
 use crate::types::ReadReply;
 
+/// The longest reply of a data COMPOUND apart from READ data: RPC reply header (24 bytes with an
+/// AUTH_NONE verifier, 32 with a short one), COMPOUND4res header (12 plus our empty tag), SEQUENCE4res
+/// (44), PUTFH (8), and WRITE4resok (24, the largest of READ's 16 and COMMIT's 16) — about 130 bytes;
+/// 256 leaves room for a verifier body. An error result is shorter. Over RDMA this lets the reply come
+/// inline (or with the READ data in a Write chunk) instead of in a Reply chunk sized for anything.
+const DATA_REPLY_LEN: u32 = 256;
+
 /// The operation after SEQUENCE and PUTFH.
 #[derive(Debug, Clone)]
 pub(crate) enum DataOp {
@@ -81,7 +88,8 @@ pub(crate) fn encode(
         DataOp::Write { data, .. } => (WRITE_OPS, Some(BulkPayload { offset: inline.len(), data }), 0),
         DataOp::Commit { .. } => (COMMIT_OPS, None, 0),
     };
-    Encoded { call: RpcCall { xid, proc, inline, payload, reply_payload }, ops: Cow::Borrowed(ops) }
+    let reply_len = Some(DATA_REPLY_LEN);
+    Encoded { call: RpcCall { xid, proc, inline, payload, reply_payload, reply_len }, ops: Cow::Borrowed(ops) }
 }
 
 /// A data COMPOUND's reply: the SEQUENCE outcome and, if every operation succeeded, what `read_ok`

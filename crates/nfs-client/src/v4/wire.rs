@@ -46,7 +46,10 @@ pub(crate) fn compound(encoder: &CallEncoder, minor: u32, proc: &'static str, op
         }
     });
     let sent: Vec<OpNum4> = ops.iter().map(NfsArgOp::op).collect();
-    Encoded { call: RpcCall { xid, proc, inline, payload: None, reply_payload: 0 }, ops: Cow::Owned(sent) }
+    Encoded {
+        call: RpcCall { xid, proc, inline, payload: None, reply_payload: 0, reply_len: None },
+        ops: Cow::Owned(sent),
+    }
 }
 
 /// The COMPOUND results of a reply record, checked against the operations sent.

@@ -5,7 +5,8 @@
 //!   otherwise a Long Call (RDMA_NOMSG, the whole call in a position-zero Read chunk);
 //! - the reply: nothing when the largest reply fits the receive threshold; a Write chunk of the READ
 //!   count for READ data; a Reply chunk for the whole reply otherwise (READDIR, READDIRPLUS, READLINK,
-//!   procedures this module does not know).
+//!   procedures this module does not know). A call whose caller sized its reply
+//!   ([`RpcCall::reply_len`]: NFSv4's data COMPOUNDs) is judged by that size instead.
 //!
 //! [`layout`] decides; [`chunk_lists`] writes the header's chunk lists once the memory is registered;
 //! [`send_parts`] is the Send's gather list.
@@ -92,6 +93,9 @@ pub(crate) fn layout(call: &RpcCall, limits: InlineThresholds) -> Result<Layout,
 /// RFC 8267 §3 via `nfs3_reply_plan`, with the Linux client's Reply chunk for READLINK: only READ data
 /// is placed apart from the reply record ([`crate::RpcReply::payload`]).
 fn reply_room(call: &RpcCall, recv: u32) -> Result<ReplyRoom, ChunkTooLarge> {
+    if let Some(len) = call.reply_len {
+        return sized_reply_room(len, call.reply_payload, recv);
+    }
     let (prog, vers, proc) = call_ids(&call.inline).unwrap_or((0, 0, 0));
     let count = match proc {
         nfs3_proc::READ => Some(call.reply_payload),
@@ -116,6 +120,21 @@ fn reply_room(call: &RpcCall, recv: u32) -> Result<ReplyRoom, ChunkTooLarge> {
         None => ReplyRoom::ReplyChunk(MAX_REPLY_CHUNK),
     };
     Ok(room)
+}
+
+/// A reply its caller sized (`len` bytes besides `payload` bytes of READ data): inline when all of it
+/// fits the receive threshold; the READ data in a Write chunk when the rest fits; else a Reply chunk
+/// for the whole reply.
+fn sized_reply_room(len: u32, payload: u32, recv: u32) -> Result<ReplyRoom, ChunkTooLarge> {
+    let data = u64::from(payload) + xdr::padding(payload as usize) as u64;
+    let whole = u64::from(len) + data;
+    if whole <= u64::from(recv) {
+        Ok(ReplyRoom::Inline)
+    } else if payload > 0 && len <= recv {
+        Ok(ReplyRoom::WriteChunk(chunk_len(u64::from(payload))?))
+    } else {
+        Ok(ReplyRoom::ReplyChunk(chunk_len(whole)?))
+    }
 }
 
 fn chunk_len(len: u64) -> Result<u32, ChunkTooLarge> {

@@ -10,7 +10,7 @@ const LINUX: InlineThresholds = InlineThresholds { send: 4096, recv: 4096 };
 
 fn nfs_call<'a>(proc: u32, args: impl FnOnce(&mut XdrWriter<'a>)) -> RpcCall {
     let (xid, inline) = CallEncoder::new(0, 0).encode(NFS_PROGRAM, NFS_V3, proc, 128, args);
-    RpcCall { xid, proc: "TEST", inline, payload: None, reply_payload: 0 }
+    RpcCall { xid, proc: "TEST", inline, payload: None, reply_payload: 0, reply_len: None }
 }
 
 fn fh() -> FileHandle3 {
@@ -159,9 +159,10 @@ fn readlink_gets_a_reply_chunk_as_with_linux_not_a_write_chunk() {
 #[test]
 fn calls_this_module_cannot_size_get_room_for_the_largest_reply() {
     let (xid, inline) = CallEncoder::new(0, 0).encode(100_005, 3, 1, 0, |_| {});
-    let call = RpcCall { xid, proc: "MNT", inline, payload: None, reply_payload: 0 };
+    let call = RpcCall { xid, proc: "MNT", inline, payload: None, reply_payload: 0, reply_len: None };
     assert_eq!(layout_of(&call, LINUX).reply, ReplyRoom::ReplyChunk(MAX_REPLY_CHUNK));
-    let garbage = RpcCall { xid: 1, proc: "?", inline: vec![1, 2, 3], payload: None, reply_payload: 0 };
+    let garbage =
+        RpcCall { xid: 1, proc: "?", inline: vec![1, 2, 3], payload: None, reply_payload: 0, reply_len: None };
     assert_eq!(call_ids(&garbage.inline), None);
     assert_eq!(layout_of(&garbage, LINUX).reply, ReplyRoom::ReplyChunk(MAX_REPLY_CHUNK));
     // READDIRPLUS arguments that do not decode cannot be sized either.
@@ -181,6 +182,29 @@ impl CloneForTest for RpcCall {
             inline: self.inline.clone(),
             payload: self.payload.clone(),
             reply_payload: self.reply_payload,
+            reply_len: self.reply_len,
         }
     }
+}
+
+#[test]
+fn a_sized_reply_comes_inline_in_a_write_chunk_or_a_reply_chunk_by_its_size() {
+    let limits = InlineThresholds { send: 4096, recv: 4096 };
+    let sized = |len: u32, payload: u32| {
+        let mut call = RpcCall {
+            xid: 1,
+            proc: "COMPOUND",
+            inline: vec![0; 200],
+            payload: None,
+            reply_payload: payload,
+            reply_len: Some(len),
+        };
+        call.inline.truncate(200);
+        layout(&call, limits).expect("layout").reply
+    };
+    assert_eq!(sized(256, 0), ReplyRoom::Inline, "a WRITE or COMMIT reply of a few words");
+    assert_eq!(sized(256, 1024), ReplyRoom::Inline, "a small READ fits inline with its data");
+    assert_eq!(sized(256, 4096), ReplyRoom::WriteChunk(4096), "4 KiB of READ data is placed directly");
+    assert_eq!(sized(8192, 0), ReplyRoom::ReplyChunk(8192));
+    assert_eq!(sized(8192, 4096), ReplyRoom::ReplyChunk(12288), "the rest does not fit: all of it in a Reply chunk");
 }

@@ -6,6 +6,7 @@
 //! one port of one or more loopback addresses (the same server: session trunking).
 #![allow(dead_code)]
 
+pub mod clients;
 pub mod ops;
 pub mod rdma;
 pub mod state;

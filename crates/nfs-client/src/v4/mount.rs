@@ -2,9 +2,9 @@
 //! RDMA). Every connection is a transport of its own, answering the server's callbacks
 //! ([`CallbackService`]); the first carries EXCHANGE_ID (the minor version
 //! negotiated for `vers=4`: 4.2, then 4.1 on NFS4ERR_MINOR_VERS_MISMATCH, as Linux's mount.nfs) and
-//! CREATE_SESSION (its back channel bound too); a connection to another address first checks with its own EXCHANGE_ID that the
-//! server there is the same (`server_owner` and scope, RFC 8881 §2.10.5: session trunking); then every
-//! other connection is bound to the session (BIND_CONN_TO_SESSION), RECLAIM_COMPLETE says the client
+//! CREATE_SESSION (its back channel bound too); then a connection to another address checks with its
+//! own EXCHANGE_ID that the server there is the same (`server_owner`, scope and client ID, RFC 8881
+//! §2.10.5: session trunking); then every other connection is bound to the session (BIND_CONN_TO_SESSION), RECLAIM_COMPLETE says the client
 //! reclaims nothing, and the export's root is looked up from PUTROOTFH with the file system's limits.
 
 use std::net::SocketAddr;
@@ -171,16 +171,6 @@ pub(crate) async fn mount(
     let encoder = CallEncoder::new(spec.uid, spec.gid);
     let identity = ClientIdentity::for_mount(&machine_name());
     let (minor, first) = negotiate(&conns[0], &encoder, spec.vers.minor_versions(), &identity).await?;
-    // Trunking: one EXCHANGE_ID on the first connection to each other address.
-    let mut checked = vec![addrs[0].ip()];
-    for conn in &conns[1..] {
-        if checked.contains(&conn.addr.ip()) {
-            continue;
-        }
-        checked.push(conn.addr.ip());
-        let other = handshake::exchange_id(&*conn.transport, &encoder, minor, &identity).await?;
-        check_trunk(&first, &other, conn.addr, conns[0].addr)?;
-    }
     let wanted = slots.clamp(1, MAX_SLOTS);
     // The server's callbacks are answered on every connection from before CREATE_SESSION binds the
     // first for the back channel: the server may probe it (CB_NULL) at once.
@@ -195,7 +185,10 @@ pub(crate) async fn mount(
     callbacks.reset(made.sessionid, made.back_chan_attrs.maxrequests);
     let state = first_state(first.clientid, first.sequence, &made, wanted, Lease::new(DEFAULT_LEASE, Instant::now()));
     let session = Arc::new(Session::new(conns, encoder, minor, identity, request, wanted, state, Some(callbacks)));
-    let mounted = finish(&session, spec).await;
+    let mounted = match check_trunks(&session, &first).await {
+        Ok(()) => finish(&session, spec).await,
+        Err(e) => Err(e),
+    };
     match mounted {
         Ok((root, info)) => {
             session.start_maintenance();
@@ -209,6 +202,25 @@ pub(crate) async fn mount(
             Err(e)
         }
     }
+}
+
+/// Trunking discovery: one EXCHANGE_ID on the first connection to each other address, once the client
+/// ID is confirmed — RFC 8881 §18.35.4: an EXCHANGE_ID for an unconfirmed record replaces it with a new
+/// client ID (case 4), so asking before CREATE_SESSION would never see the same one; Linux, too, tests
+/// trunking on a live session.
+async fn check_trunks(session: &Session, first: &Exchanged) -> Result<(), ClientError> {
+    let first_addr = session.conns[0].addr;
+    let mut checked = vec![first_addr.ip()];
+    for conn in &session.conns[1..] {
+        if checked.contains(&conn.addr.ip()) {
+            continue;
+        }
+        checked.push(conn.addr.ip());
+        let other =
+            handshake::exchange_id(&*conn.transport, &session.encoder, session.minor, &session.identity).await?;
+        check_trunk(first, &other, conn.addr, first_addr)?;
+    }
+    Ok(())
 }
 
 /// The steps after CREATE_SESSION: bind, RECLAIM_COMPLETE, the root.

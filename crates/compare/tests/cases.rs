@@ -61,6 +61,8 @@ fn a_case_s_mount_config_is_its_options_and_rdma_settings_read_once() {
     assert_eq!((config.rdma.credits, config.rdma.inline_size), (32, 8192));
     let plain = Case::from_options("t", "vers=3").mount_config().expect("parses");
     assert_eq!(plain.rdma, mount_options::RdmaSettings::default());
-    let v41 = Case::from_options("v", "vers=4.1,proto=tcp").mount_config().expect_err("NFSv4.1");
-    assert!(matches!(v41, OptionsError::Unsupported { ref option, .. } if option == "vers=4.1"), "{v41:?}");
+    let v41 = Case::from_options("v", "vers=4.1,proto=rdma").mount_config().expect("NFSv4.1 runs");
+    assert_eq!((v41.spec.vers.to_string(), v41.spec.port), ("4.1".to_string(), Some(20049)));
+    let v40 = Case::from_options("v", "vers=4.0,proto=tcp").mount_config().expect_err("NFSv4.0");
+    assert!(matches!(v40, OptionsError::Unsupported { ref option, .. } if option == "vers=4.0"), "{v40:?}");
 }

@@ -12,21 +12,25 @@ fn repo_plan(name: &str) -> String {
 }
 
 #[test]
-fn the_netapp_plan_has_ten_cases_and_its_v41_rows_are_not_supported_yet() {
+fn the_netapp_plan_has_ten_cases_and_runs_every_one_of_them() {
     let plan = parse(&repo_plan("netapp-study.toml"), DEFAULTS).expect("parses");
     assert_eq!(plan.cases.len(), 10);
     assert_eq!(plan.workloads.len(), 4);
-    let unsupported = validate(&plan, None).expect("valid");
-    for (case, why) in plan.cases.iter().zip(&unsupported) {
-        if case.vers == "4.1" {
-            let why = why.as_deref().expect("v4.1 is reported, not run");
-            assert!(why.starts_with("not supported yet") && why.contains("vers=4.1"), "{why}");
-        } else {
-            assert!(why.is_none(), "{}: {why:?}", case.name);
-        }
-    }
+    assert_eq!(validate(&plan, None).expect("valid"), vec![None; 10], "NFSv3 and NFSv4.1 alike");
     let rp = plan.cases.iter().find(|c| c.name == "v3-rdma-nconnect4-rp4").expect("case");
     assert_eq!(rp.mount_options(), "vers=3,proto=rdma,nconnect=4,remoteports=127.0.0.1-127.0.0.4");
+    let v41 = plan.cases.iter().find(|c| c.name == "v41-rdma-nconnect4-rp4").expect("case");
+    assert_eq!(v41.mount_config().expect("parses").spec.connection_addrs().expect("addresses").len(), 4);
+}
+
+#[test]
+fn the_v4_plan_crosses_four_cases_with_three_versions() {
+    let plan = parse(&repo_plan("v4-vs-v3.toml"), DEFAULTS).expect("parses");
+    let names: Vec<&str> = plan.cases.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names.len(), 12);
+    assert_eq!(&names[..3], ["tcp-v3", "tcp-v4.1", "tcp-v4.2"]);
+    assert_eq!(plan.baseline, "tcp-v3");
+    assert_eq!(validate(&plan, None).expect("valid"), vec![None; 12]);
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! `nfsbench-hostile ATTACK --target ADDR:PORT [--export PATH] [--rdma ADDR:PORT] [--connections N]
-//! [--seconds S]`: runs one of the security suite's attacks against a server (only ever one you run
+//! [--seconds S] [--per-second N]`: runs one of the security suite's attacks against a server (only ever one you run
 //! yourself), then prints what it did as one line of JSON. The RDMA attacks need `--rdma`, the server's
 //! soft-RDMA listener (`nfsbench serve --rdma --rdma-provider soft`), and run on the server's host. The
 //! NFSv4.1 attacks (`v4-*`) also print the outcomes they saw and the answers that were wrong.
@@ -35,6 +35,9 @@ struct Args {
     /// How long to attack
     #[arg(long, default_value_t = 10.0)]
     seconds: f64,
+    /// NFSv4.1 attacks: requests per second per connection (default: as fast as the server answers)
+    #[arg(long, value_name = "N")]
+    per_second: Option<u32>,
 }
 
 fn main() -> ExitCode {
@@ -59,7 +62,7 @@ fn main() -> ExitCode {
                 std::thread::sleep(seconds);
                 stop.store(true, Ordering::Relaxed);
             });
-            v4.run(&target, &stop)
+            v4.run_paced(&target, &stop, args.per_second)
         });
         return match result {
             Ok(report) => {

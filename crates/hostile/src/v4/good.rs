@@ -77,7 +77,10 @@ impl GoodV4 {
             let Some((slot, seqid, sent)) = in_flight.remove(&xid) else { continue };
             latencies.push(sent.elapsed());
             if !read_in_full(&answer) {
-                return Err(RpcFailure::Nfs4 { step: "the good client's READ".into(), outcome: answer.outcome().to_string() });
+                return Err(RpcFailure::Nfs4 {
+                    step: "the good client's READ".into(),
+                    outcome: answer.outcome().to_string(),
+                });
             }
             self.session.set_seqid(slot, seqid);
             if Instant::now() < deadline {

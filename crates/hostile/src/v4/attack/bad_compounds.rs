@@ -90,14 +90,14 @@ fn in_a_session(ctx: Ctx<'_>) -> Result<(), RpcFailure> {
     let owner = super::super::checks::compound::owner("bad-compounds-session");
     let mut session = super::establish(ctx, owner.as_bytes(), SessionAsk::default())?;
     let fore = session.granted.fore_chan_attrs;
-    let count = in_session(session.sequence(0), fore.maxoperations, fore.maxrequestsize).len();
+    let count = in_session(session.sequence(0), fore.maxoperations, None).len();
     let mut index = 0;
     let mut pacer = ctx.pacer();
     while !pacer.wait(stop) {
         let sequence = session.sequence(0);
-        let probe = in_session(sequence, fore.maxoperations, fore.maxrequestsize).into_iter().nth(index % count);
+        let probe = in_session(sequence, fore.maxoperations, None).into_iter().nth(index % count);
         index += 1;
-        let Some(probe) = probe.filter(|p| !p.name.contains("ca_maxrequestsize")) else { continue };
+        let Some(probe) = probe else { continue };
         tally.sent(1, probe.body.len() as u64);
         let got = outcome_of(session.conn.call_body(&probe.body))?;
         answers.check(probe.name, &got, &[&probe.expected]);

@@ -27,10 +27,11 @@ pub fn malformed_compounds(addr: SocketAddr) -> Result<Verdicts, RpcFailure> {
     }
     let mut session = Session::establish(addr, owner("malformed").as_bytes())?;
     let fore = session.granted.fore_chan_attrs;
-    let count = in_session(session.sequence(0), fore.maxoperations, fore.maxrequestsize).len();
+    let count = in_session(session.sequence(0), fore.maxoperations, Some(fore.maxrequestsize)).len();
     for index in 0..count {
         let sequence = session.sequence(0);
-        let Some(probe) = in_session(sequence, fore.maxoperations, fore.maxrequestsize).into_iter().nth(index) else {
+        let Some(probe) = in_session(sequence, fore.maxoperations, Some(fore.maxrequestsize)).into_iter().nth(index)
+        else {
             break;
         };
         let got = outcome_of(session.conn.call_body(&probe.body))?;
@@ -67,7 +68,8 @@ pub fn refused_sequence_leaves_its_slot(addr: SocketAddr) -> Result<Verdicts, Rp
     let fore = session.granted.fore_chan_attrs;
     for name in ["one operation past ca_maxoperations", "a request past ca_maxrequestsize"] {
         let sequence = session.sequence(0);
-        let probe = in_session(sequence, fore.maxoperations, fore.maxrequestsize).into_iter().find(|p| p.name == name);
+        let probe =
+            in_session(sequence, fore.maxoperations, Some(fore.maxrequestsize)).into_iter().find(|p| p.name == name);
         let Some(probe) = probe else { continue };
         let refused = outcome_of(session.conn.call_body(&probe.body))?;
         verdicts.outcome(name, &probe.expected, &refused);

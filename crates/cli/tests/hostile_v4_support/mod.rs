@@ -1,0 +1,251 @@
+//! What the NFSv4.1 hostile-client cases share: the server under attack (with its resident memory sampled
+//! while an attack runs), the two good clients — the v3 one of `hostile_support` and the v4.1 session of
+//! `hostile::v4::good` — and the judgement of both under attack against their undisturbed figures, with
+//! the suite's tolerances.
+#![allow(dead_code)]
+
+use std::fs::File;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::Child;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use hostile::proc_stat::rss_bytes;
+use hostile::v4::checks::Verdicts;
+use hostile::v4::good::{self, Figures, GoodV4};
+use hostile::v4::{V4Attack, V4Report};
+use hostile::Target;
+
+use crate::cli_support::{scratch, serve};
+use crate::hostile_support::{
+    good_client, judge, new_client_mounts, Good, ATTACK_RAMP, MAX_P99_FACTOR, MIN_IOPS_SHARE,
+};
+
+/// How long the v4 good client measures, each time.
+pub const GOOD_V4_SECONDS: Duration = Duration::from_secs(3);
+
+/// One case at a time: each judges a good client's share of the machine, which a second case running
+/// beside it would take (`cargo test` runs tests in parallel unless told `--test-threads=1`).
+pub fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `nfsbench serve` on a free loopback port with a config file, its stderr kept in a file.
+pub struct Server {
+    child: Child,
+    pub addr: SocketAddr,
+    dir: PathBuf,
+}
+
+impl Server {
+    /// The server `name` exporting `/export` as `backend`, with `config` (TOML) besides.
+    pub fn start(name: &str, backend: &str, config: &str) -> Server {
+        let dir = scratch(&format!("v4-{name}"));
+        let config_path = dir.join("serve.toml");
+        std::fs::write(&config_path, config).expect("config");
+        let export = format!("/export={backend}");
+        let args = ["--listen", "127.0.0.1:0", "--export", &export, "--config", config_path.to_str().expect("utf-8")];
+        let (child, addrs) = serve(
+            &args,
+            &dir.join("ready"),
+            File::create(dir.join("serve.out")).expect("out"),
+            File::create(dir.join("serve.log")).expect("log"),
+        );
+        Server { child, addr: addrs[0], dir }
+    }
+
+    pub fn target(&self) -> Target {
+        Target { addr: self.addr, export: "/export".into() }
+    }
+
+    pub fn rss(&self) -> u64 {
+        rss_bytes(self.child.id()).expect("the server is running")
+    }
+
+    /// True while the process runs.
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// The server's log (stderr).
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("serve.log")).unwrap_or_default()
+    }
+
+    /// The v4 good client, its file laid out.
+    pub fn good_v4(&self) -> GoodV4 {
+        GoodV4::prepare(self.addr, "/export").expect("the v4 good client's session and file")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// Every verdict of a run of checks passed; all are printed either way.
+pub fn assert_all_pass(what: &str, verdicts: &Verdicts) {
+    eprintln!("{what}:\n{verdicts}");
+    let failures = verdicts.failures();
+    assert!(failures.is_empty(), "{what}: {} wrong answers:\n{}", failures.len(), {
+        failures.iter().map(|v| v.to_string()).collect::<Vec<_>>().join("\n")
+    });
+}
+
+/// The good clients' figures, once undisturbed and once under attack.
+#[derive(Debug, Clone, Copy)]
+pub struct Pair {
+    pub v3: Good,
+    pub v4: Figures,
+}
+
+/// What the good clients saw beside an attack, and what the attack did.
+pub struct Beside {
+    pub undisturbed: Pair,
+    pub attacked: Pair,
+    pub reports: Vec<V4Report>,
+    pub mount_v3: Result<(), String>,
+    pub mount_v4: Result<(), String>,
+    /// The server's resident memory before the attack, and its largest sample during it.
+    pub rss_before: u64,
+    pub rss_peak: u64,
+}
+
+impl Beside {
+    /// The suite's judgement of both good clients (and of new clients mounting, over v3 and v4.1).
+    pub fn judge(&self, case: &str) -> Result<(), String> {
+        let what = format!(
+            "server RSS {} → {} MiB; {}",
+            self.rss_before >> 20,
+            self.rss_peak >> 20,
+            self.reports.iter().map(summary).collect::<Vec<_>>().join("; ")
+        );
+        judge(&format!("{case} (v3)"), self.undisturbed.v3, self.attacked.v3, &self.mount_v3, &what)?;
+        let (u, a) = (self.undisturbed.v4, self.attacked.v4);
+        eprintln!(
+            "{case} (v4.1): undisturbed {:.0} IOPS p99 {:.0} µs; under attack {:.0} IOPS ({:.2}×) p99 {:.0} µs ({:.2}×)",
+            u.iops,
+            u.p99_us,
+            a.iops,
+            a.iops / u.iops,
+            a.p99_us,
+            a.p99_us / u.p99_us,
+        );
+        if let Err(why) = &self.mount_v4 {
+            return Err(format!("{case}: a new NFSv4.1 client could not mount during the attack: {why}"));
+        }
+        if a.iops < MIN_IOPS_SHARE * u.iops {
+            return Err(format!("{case}: the v4.1 good client fell from {:.0} to {:.0} IOPS", u.iops, a.iops));
+        }
+        if a.p99_us > MAX_P99_FACTOR * u.p99_us.max(50.0) {
+            return Err(format!(
+                "{case}: the v4.1 good client's p99 rose from {:.0} µs to {:.0} µs",
+                u.p99_us, a.p99_us
+            ));
+        }
+        Ok(())
+    }
+
+    /// The report of the attack named `name`.
+    pub fn report(&self, name: &str) -> &V4Report {
+        let index = self.reports.iter().position(|r| r.name == name).expect("the attack ran");
+        &self.reports[index]
+    }
+}
+
+fn summary(r: &V4Report) -> String {
+    format!(
+        "{}: {} answers {:?}, {} unexpected{}, {} connections ({} closed by the server)",
+        r.name,
+        r.answers,
+        r.outcomes,
+        r.unexpected,
+        r.first_unexpected.as_deref().map_or(String::new(), |f| format!(" (first: {f})")),
+        r.attack.connected,
+        r.attack.closed_by_server,
+    )
+}
+
+/// An attack and its pace: requests per second per connection, or `None` for as fast as the server answers.
+pub type Paced = (V4Attack, Option<u32>);
+
+/// Both good clients undisturbed, then again while `attacks` run together (after `ramp`); new clients
+/// mounting (v3 and v4.1) and the server's memory (sampled every 100 ms) during the attacks.
+pub fn beside(server: &Server, good_v4: &mut GoodV4, attacks: &[Paced], ramp: Duration) -> Beside {
+    let undisturbed = Pair {
+        v3: good_client(server.addr.port()),
+        v4: good_v4.measure(GOOD_V4_SECONDS).expect("the v4 good client, undisturbed"),
+    };
+    let stop = AtomicBool::new(false);
+    let sampling = AtomicBool::new(true);
+    let peak = AtomicU64::new(0);
+    let target = server.target();
+    let rss_before = server.rss();
+    std::thread::scope(|scope| {
+        let sampler = scope.spawn(|| {
+            while sampling.load(Ordering::Relaxed) {
+                peak.fetch_max(server.rss(), Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        let attackers: Vec<_> =
+            attacks.iter().map(|(a, pace)| scope.spawn(|| a.run_paced(&target, &stop, *pace))).collect();
+        std::thread::sleep(ramp);
+        let attacked_v3 = good_client(server.addr.port());
+        let attacked_v4 = good_v4.measure(GOOD_V4_SECONDS);
+        let mount_v3 = new_client_mounts(server.addr);
+        let mount_v4 = good::new_client_mounts(server.addr, "/export");
+        stop.store(true, Ordering::Relaxed);
+        let reports: Vec<V4Report> =
+            attackers.into_iter().map(|a| a.join().expect("attack thread").expect("the attack started")).collect();
+        sampling.store(false, Ordering::Relaxed);
+        let _ = sampler.join();
+        let attacked_v4 = attacked_v4.unwrap_or_else(|e| panic!("the v4 good client under attack: {e}; {reports:?}"));
+        Beside {
+            undisturbed,
+            attacked: Pair { v3: attacked_v3, v4: attacked_v4 },
+            reports,
+            mount_v3,
+            mount_v4,
+            rss_before,
+            rss_peak: peak.load(Ordering::Relaxed),
+        }
+    })
+}
+
+/// [`beside`] after the suite's ramp, judged (and measured once more if the first judgement fails, as
+/// the suite does).
+pub fn judged_beside(server: &Server, good_v4: &mut GoodV4, attacks: &[Paced], case: &str) -> Beside {
+    judged_beside_after(server, good_v4, attacks, case, ATTACK_RAMP)
+}
+
+/// [`judged_beside`] after `ramp` (attacks that must first run into the server's caps).
+pub fn judged_beside_after(
+    server: &Server,
+    good_v4: &mut GoodV4,
+    attacks: &[Paced],
+    case: &str,
+    ramp: Duration,
+) -> Beside {
+    crate::hostile_support::judged(case, || {
+        let run = beside(server, good_v4, attacks, ramp);
+        let verdict = run.judge(case);
+        (run, verdict)
+    })
+}
+
+/// Every answer each attack checked was right, and it checked some.
+pub fn assert_answers_right(run: &Beside) {
+    for r in &run.reports {
+        assert!(r.answers > 0, "{}: no answer checked: {r:?}", r.name);
+        assert_eq!(r.unexpected, 0, "{}: wrong answers, the first: {:?}", r.name, r.first_unexpected);
+    }
+}

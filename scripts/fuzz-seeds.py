@@ -36,6 +36,8 @@ Each target gets its inputs in the format its header comment gives:
   compare_plan          `nfsbench compare` plan files (plans/*.toml)
   mountstats            mount.nfs options, NUL, /proc/self/mountstats text: the golden captures of
                         Linux 6.1 (crates/mountstats/testdata)
+  nfs4_compound         the NFSv4 body of each golden v4 record (testdata/golden/v4): COMPOUND and
+                        CB_COMPOUND arguments of calls, results of accepted replies
   wire_hello            the wire-baseline hello of each mode
   job_result_wire       job results as MPI ranks send them to rank 0 (crates/report/src/wire.rs), written
                         here: no jobs, one job with reads, a group of clones with reads, writes, syncs,
@@ -481,6 +483,22 @@ def wire_seeds(corpus):
     corpus.add("job_result_wire", "other-version", wire_message([], version=2))
 
 
+def nfs4_seeds(corpus):
+    """The COMPOUND / CB_COMPOUND bodies of the golden NFSv4.1/4.2 records (NULLs carry none)."""
+    v4 = ROOT / "testdata/golden/v4"
+    for entry in json.loads((v4 / "index.json").read_text()):
+        if entry["proc"] != 1:
+            continue
+        record = record_payload((v4 / entry["file"]).read_bytes())
+        if entry["direction"] == "call":
+            at = call_header(record)[2]
+        else:
+            at = reply_results_offset(record)
+            if at is None:
+                continue
+        corpus.add("nfs4_compound", Path(entry["file"]).stem, record[at:])
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__.split("\n\n")[1])
@@ -491,6 +509,7 @@ def main():
     client_seeds(corpus)
     config_seeds(corpus)
     wire_seeds(corpus)
+    nfs4_seeds(corpus)
     for target, count in sorted(corpus.counts.items()):
         print(f"{target}: {count} seeds")
 

@@ -45,7 +45,7 @@ flake-check:
 # The hostile-client suite: `nfsbench serve` under each attack of crates/hostile with a good client
 # beside it (release build: it judges the good client's IOPS and p99 against its undisturbed figures).
 hostile:
-	cargo test --release --locked -p nfsbench --test hostile --test hostile_rdma -- --test-threads=1
+	cargo test --release --locked -p nfsbench --test hostile --test hostile_rdma --test hostile_v4 -- --test-threads=1
 
 # Ten minutes of the studies' four workloads from 8 clients while the attacks run in rotation.
 soak:

@@ -222,8 +222,8 @@ fn a_lock_storm_of_millions_of_ranges_from_one_owner_gets_resource_at_the_cap_an
 #[test]
 #[ignore = "server bug: every LOCK (even one refused with NFS4ERR_RESOURCE) checks for conflicts against each \
             lock-owner holding locks on the file, inside the server-wide NFSv4 state mutex; with one client's \
-            4,096 lock-owners on a file a LOCK takes about 0.35 ms, and since COMPOUNDs run inline on the \
-            network threads, 2,000 LOCKs a second leave the v3 good client 0.1-0.3× its IOPS"]
+            4,096 lock-owners on a file a LOCK takes about half a millisecond, and since COMPOUNDs run inline \
+            on the network threads, 2,000 LOCKs a second leave the v3 good client 0.1-0.3× its IOPS"]
 fn a_lock_storm_from_millions_of_lock_owners_gets_resource_at_the_cap_and_starves_no_one() {
     let _one = one_at_a_time();
     let mut server = Server::start("lock-owner-storm", EXPORT, "");

@@ -131,7 +131,8 @@ impl Beside {
         judge(&format!("{case} (v3)"), self.undisturbed.v3, self.attacked.v3, &self.mount_v3, &what)?;
         let (u, a) = (self.undisturbed.v4, self.attacked.v4);
         eprintln!(
-            "{case} (v4.1): undisturbed {:.0} IOPS p99 {:.0} µs; under attack {:.0} IOPS ({:.2}×) p99 {:.0} µs ({:.2}×)",
+            "{case} (v4.1): undisturbed {:.0} IOPS p99 {:.0} µs; \
+             under attack {:.0} IOPS ({:.2}×) p99 {:.0} µs ({:.2}×)",
             u.iops,
             u.p99_us,
             a.iops,

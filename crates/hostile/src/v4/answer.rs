@@ -150,3 +150,41 @@ pub fn outcome_of(result: Result<Answer, RpcFailure>) -> Result<Outcome, RpcFail
         Err(e) => Err(e),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use nfs4_proto::{Compound4Res, NfsErr4, NfsResOp, NfsStat4, OpNum4};
+    use onc_rpc::AcceptStat;
+
+    use super::{Answer, Outcome};
+    use crate::rpc::xdr_bytes;
+
+    fn answer(results: Vec<NfsResOp<'static>>) -> Answer {
+        Answer::Compound(xdr_bytes(&Compound4Res::new(b"t", results)))
+    }
+
+    #[test]
+    fn an_answer_sums_up_as_each_results_operation_and_status() {
+        let got = answer(vec![NfsResOp::error(OpNum4::Sequence, NfsErr4::BadSession)]).outcome();
+        assert_eq!(got, Outcome::fails_at(&[], OpNum4::Sequence, NfsErr4::BadSession));
+        assert_eq!(got.to_string(), "NFS4ERR_BADSESSION [SEQUENCE NFS4ERR_BADSESSION]");
+        assert_eq!(got.label(), "NFS4ERR_BADSESSION");
+    }
+
+    #[test]
+    fn a_failure_after_successes_is_the_compounds_status() {
+        let expected = Outcome::fails_at(&[OpNum4::Sequence], OpNum4::Illegal, NfsErr4::OpIllegal);
+        let Outcome::Compound { status, results } = &expected else { panic!("{expected:?}") };
+        assert_eq!(*status, NfsErr4::OpIllegal.status());
+        assert_eq!(results[0], (OpNum4::Sequence, NfsStat4::Ok));
+        assert_eq!(Outcome::results(&[]).last_status(), Some(NfsStat4::Ok));
+        assert_eq!(Outcome::status_only(NfsErr4::MinorVersMismatch).to_string(), "NFS4ERR_MINOR_VERS_MISMATCH []");
+    }
+
+    #[test]
+    fn refusals_and_undecodable_bodies_are_outcomes_of_their_own() {
+        assert_eq!(Answer::Refused(AcceptStat::GarbageArgs).outcome(), Outcome::Rpc(AcceptStat::GarbageArgs));
+        assert!(matches!(Answer::Compound(vec![0, 0, 0]).outcome(), Outcome::Malformed(_)));
+        assert_eq!(Answer::Denied.outcome().label(), "RPC denied");
+    }
+}

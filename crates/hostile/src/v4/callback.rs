@@ -58,3 +58,73 @@ pub fn garbage_reply(xid: u32, n: u64) -> Vec<u8> {
     bytes.extend_from_slice(&crate::v4::random::bytes::<61>());
     frame_record(&bytes, MAX_FRAGMENT_LEN as usize)
 }
+
+#[cfg(test)]
+mod tests {
+    use nfs4_proto::callback::{CbSequenceArgs, CB_COMPOUND, CB_NULL, NFS4_CALLBACK_VERSION};
+    use nfs4_proto::{CbArgOp, CbCompound4Args, CbCompound4Res, CbOpNum4, CbResOp, NfsStat4, SessionId4};
+    use onc_rpc::{AcceptStat, CallHeader, OpaqueAuth, RecordLimits, ReplyBody, RpcMessage};
+
+    use super::{garbage_reply, proper_reply};
+    use crate::rpc::xdr_bytes;
+
+    fn call(xid: u32, proc: u32, body: &[u8]) -> Vec<u8> {
+        let msg = RpcMessage::call(
+            xid,
+            CallHeader::new(0x4000_0100, NFS4_CALLBACK_VERSION, proc, OpaqueAuth::NONE, OpaqueAuth::NONE),
+        );
+        let mut w = msg.header_writer(body.len());
+        w.put_raw(body);
+        w.into_vec()
+    }
+
+    /// The one record of a framed reply, decoded: xid, accept status, results.
+    fn unframe(framed: &[u8]) -> Vec<u8> {
+        let mut records = onc_rpc::split_records(framed, RecordLimits::default()).expect("records");
+        assert_eq!(records.len(), 1);
+        records.remove(0)
+    }
+
+    #[test]
+    fn cb_null_is_answered_with_an_accepted_empty_reply() {
+        let record = unframe(&proper_reply(&call(7, CB_NULL, &[])).expect("a reply"));
+        let (msg, body) = RpcMessage::decode(&record).expect("an RPC reply");
+        assert_eq!(msg.xid, 7);
+        assert!(matches!(msg.as_reply(), Some(ReplyBody::Accepted(a)) if a.stat == AcceptStat::Success));
+        assert!(body.is_empty());
+    }
+
+    #[test]
+    fn cb_sequence_is_answered_ok_for_its_own_session_and_slot() {
+        let args = CbCompound4Args {
+            tag: b"cb",
+            minorversion: 1,
+            callback_ident: 0,
+            argarray: vec![CbArgOp::CbSequence(CbSequenceArgs {
+                sessionid: SessionId4([9; 16]),
+                sequenceid: 3,
+                slotid: 0,
+                highest_slotid: 0,
+                cachethis: false,
+                referring_call_lists: Vec::new(),
+            })],
+        };
+        let record = unframe(&proper_reply(&call(8, CB_COMPOUND, &xdr_bytes(&args))).expect("a reply"));
+        let (_, body) = RpcMessage::decode(&record).expect("an RPC reply");
+        let res = CbCompound4Res::decode_reply(body, &[CbOpNum4::CbSequence]).expect("CB_COMPOUND4res");
+        assert_eq!(res.status, NfsStat4::Ok);
+        let [CbResOp::CbSequence(seq)] = &res.resarray[..] else { panic!("{res:?}") };
+        let ok = seq.ok().expect("CB_SEQUENCE OK");
+        assert_eq!((ok.sessionid, ok.sequenceid, ok.slotid), (SessionId4([9; 16]), 3, 0));
+    }
+
+    #[test]
+    fn garbage_is_a_garbage_args_reply_or_no_rpc_reply_at_all() {
+        let record = unframe(&garbage_reply(11, 0));
+        let (msg, _) = RpcMessage::decode(&record).expect("an RPC reply");
+        assert!(matches!(msg.as_reply(), Some(ReplyBody::Accepted(a)) if a.stat == AcceptStat::GarbageArgs));
+        let record = unframe(&garbage_reply(11, 1));
+        assert_eq!(&record[..4], &11u32.to_be_bytes(), "it names the call's xid");
+        assert!(RpcMessage::decode(&record).map_or(true, |(m, _)| m.as_reply().is_none()), "not a reply");
+    }
+}

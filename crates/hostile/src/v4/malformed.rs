@@ -233,3 +233,71 @@ pub fn in_session(sequence: SequenceArgs, max_ops: u32, max_request: Option<u32>
     }
     probes
 }
+
+#[cfg(test)]
+mod tests {
+    use nfs4_proto::{CompoundDecoder, NfsErr4, OpErrorKind, SequenceArgs};
+    use onc_rpc::AcceptStat;
+
+    use super::{in_session, sessionless, Probe};
+    use crate::v4::answer::Outcome;
+
+    /// What the server's own decoder (nfs4-proto's, with nfs-server's 64 operations) finds in `probe`: the
+    /// minor version and either the operations' count or the error that ends them.
+    fn decode(probe: &Probe) -> Result<(u32, Result<usize, OpErrorKind>), ()> {
+        let decoder = CompoundDecoder::new(&probe.body, 64).map_err(drop)?;
+        let minor = decoder.minorversion();
+        let mut count = 0;
+        for item in decoder {
+            match item {
+                Ok(_) => count += 1,
+                Err(e) => return Ok((minor, Err(e.kind))),
+            }
+        }
+        Ok((minor, Ok(count)))
+    }
+
+    /// Every probe is malformed the way its expected answer says, as the decoder sees it.
+    fn check(probe: &Probe) {
+        let name = probe.name;
+        match (&probe.expected, decode(probe)) {
+            (Outcome::Rpc(AcceptStat::GarbageArgs), Err(())) => {}
+            (Outcome::Rpc(AcceptStat::GarbageArgs), Ok((_, Err(OpErrorKind::Garbage(_))))) => {}
+            (Outcome::Compound { results, .. }, Ok((minor, _))) if results.is_empty() => {
+                assert!(minor != 1 && minor != 2 || name == "no operations", "{name}: minor version {minor}");
+            }
+            (Outcome::Compound { status, results }, Ok((_, decoded))) => {
+                let index = results.len() - 1;
+                match (status.error(), decoded) {
+                    (Some(NfsErr4::OpIllegal), Err(OpErrorKind::Illegal { .. })) => {}
+                    (Some(NfsErr4::BadXdr), Err(OpErrorKind::BadXdr { op, .. })) => {
+                        assert_eq!(op, results[index].0, "{name}")
+                    }
+                    (Some(NfsErr4::TooManyOps), Err(OpErrorKind::TooManyOps { .. })) => {}
+                    (_, Ok(count)) => assert!(count > index, "{name}: {count} operations decoded"),
+                    (_, Err(OpErrorKind::TooManyOps { .. })) => {}
+                    (expected, got) => panic!("{name}: expected {expected:?}, the decoder found {got:?}"),
+                }
+            }
+            (expected, got) => panic!("{name}: expected {expected:?}, the decoder found {got:?}"),
+        }
+    }
+
+    #[test]
+    fn each_sessionless_probe_is_malformed_as_its_answer_says() {
+        for probe in sessionless() {
+            check(&probe);
+        }
+    }
+
+    #[test]
+    fn each_session_probe_is_malformed_as_its_answer_says() {
+        let sequence = SequenceArgs { sequenceid: 2, ..SequenceArgs::default() };
+        let probes = in_session(sequence, 16, Some(1 << 20));
+        assert!(probes.iter().any(|p| p.name == "a request past ca_maxrequestsize"));
+        for probe in &probes {
+            check(probe);
+        }
+        assert!(in_session(sequence, 16, None).iter().all(|p| p.body.len() < 4096), "a flood's probes are small");
+    }
+}

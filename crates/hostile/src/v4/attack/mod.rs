@@ -4,15 +4,15 @@
 //!
 //! | attack | what it does |
 //! |---|---|
-//! | `v4-bad-compounds` | pipelines the malformed COMPOUNDs that need no session, and sends the in-session ones on a session of its own |
+//! | `v4-bad-compounds` | the malformed COMPOUNDs: those without a session pipelined, the others in one |
 //! | `v4-slot-hammer` | many connections sending SEQUENCE on one slot of one session at once, sequence ids racing |
-//! | `v4-client-storm` | EXCHANGE_IDs with random owners, never confirmed; client ids asking for more sessions than allowed, then let go |
+//! | `v4-client-storm` | unconfirmed EXCHANGE_IDs; client ids asking for too many sessions, then let go |
 //! | `v4-client-hoard` | client ids confirmed and kept, as many as the server gives |
 //! | `v4-forged-stateids` | READ, WRITE, LOCKU, CLOSE, FREE_STATEID, TEST_STATEID under forged and stolen stateids |
-//! | `v4-open-flood` | clients opening new files (or one file with new open-owners) as fast as they can, never closing |
+//! | `v4-open-flood` | OPENs of new files, or of one file by new open-owners, never closed |
 //! | `v4-lock-storm` | clients locking disjoint byte ranges of one shared file, each from one lock-owner |
 //! | `v4-lock-owner-storm` | the same, each LOCK from a new lock-owner |
-//! | `v4-backchannel-silent` | sessions with a back channel that never answer a callback, made anew every second to be probed again |
+//! | `v4-backchannel-silent` | back channels never answered, sessions made anew every second (new probes) |
 //! | `v4-backchannel-garbage` | the same, answering every callback with garbage |
 //! | `v4-reply-flood` | REPLY records nobody asked for, pipelined as fast as the server reads them |
 
@@ -170,11 +170,15 @@ impl V4Report {
 
     /// One line of JSON.
     pub fn to_json(&self) -> String {
-        let name = self.name;
         let a = &self.attack;
         let outcomes: Vec<String> = self.outcomes.iter().map(|(k, v)| format!("\"{}\":{v}", escape(k))).collect();
         format!(
-            "{{\"attack\":\"{name}\",\"connected\":{},\"refused\":{},\"closed_by_server\":{},\"calls\":{},\"bytes_sent\":{},\"answers\":{},\"unexpected\":{},\"first_unexpected\":{},\"path_down\":{},\"callbacks\":{},\"outcomes\":{{{}}}}}",
+            concat!(
+                "{{\"attack\":\"{}\",\"connected\":{},\"refused\":{},\"closed_by_server\":{},\"calls\":{},",
+                "\"bytes_sent\":{},\"answers\":{},\"unexpected\":{},\"first_unexpected\":{},\"path_down\":{},",
+                "\"callbacks\":{},\"outcomes\":{{{}}}}}"
+            ),
+            self.name,
             a.connected,
             a.refused,
             a.closed_by_server,
@@ -318,5 +322,53 @@ impl Answers {
             path_down: self.path_down.load(Relaxed),
             callbacks: self.callbacks.load(Relaxed),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+    use std::time::{Duration, Instant};
+
+    use super::{Answers, Pacer, V4Attack};
+    use crate::v4::answer::Outcome;
+
+    #[test]
+    fn a_paced_connection_sends_no_faster_than_its_pace() {
+        let stop = AtomicBool::new(false);
+        let mut pacer = Pacer { interval: Some(Duration::from_millis(5)), next: Instant::now() };
+        let started = Instant::now();
+        for _ in 0..20 {
+            assert!(!pacer.wait(&stop));
+        }
+        // The first request goes at once, the twentieth 19 intervals later.
+        assert!(started.elapsed() >= Duration::from_millis(95), "{:?}", started.elapsed());
+        stop.store(true, Relaxed);
+        assert!(pacer.wait(&stop), "a stopped attack stops waiting");
+    }
+
+    #[test]
+    fn an_answer_none_of_the_allowed_is_counted_and_the_first_kept() {
+        let answers = Answers::default();
+        let ok = Outcome::results(&[]);
+        let wrong = Outcome::status_only(nfs4_proto::NfsErr4::ServerFault);
+        answers.check("a", &ok, &[&ok]);
+        answers.check("b", &wrong, &[&ok]);
+        answers.check("c", &wrong, &[&ok]);
+        let report = answers.report("test", crate::AttackReport::default());
+        assert_eq!((report.answers, report.unexpected), (3, 2));
+        assert_eq!(report.count("NFS4_OK"), 1);
+        assert!(report.first_unexpected.as_deref().is_some_and(|f| f.starts_with("b: ")), "{report:?}");
+        assert!(report.to_json().contains("\"unexpected\":2"));
+    }
+
+    #[test]
+    fn every_attack_name_parses_back_to_its_attack() {
+        for name in V4Attack::NAMES {
+            let attack = V4Attack::parse(name, 3).expect("a known name");
+            assert_eq!(attack.name(), name);
+            assert_eq!(crate::Attack::parse(name, 3), Some(crate::Attack::V4(attack)));
+        }
+        assert_eq!(V4Attack::parse("v4-nothing", 1), None);
     }
 }

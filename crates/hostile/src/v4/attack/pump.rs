@@ -21,7 +21,8 @@ const POLL: Duration = Duration::from_millis(200);
 
 /// True for the errors of a read that timed out (the server is slow, not gone).
 pub(crate) fn timed_out(e: &RpcFailure) -> bool {
-    matches!(e, RpcFailure::Io(io) if matches!(io.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted))
+    let RpcFailure::Io(io) = e else { return false };
+    matches!(io.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted)
 }
 
 /// Keeps a request in flight on each of `depth` slots of `session` until stopped (at the attack's pace,

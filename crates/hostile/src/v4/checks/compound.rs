@@ -39,11 +39,10 @@ pub fn malformed_compounds(addr: SocketAddr) -> Result<Verdicts, RpcFailure> {
         if got == Outcome::Closed {
             return Err(RpcFailure::Closed);
         }
+        let sequenced = matches!(&got, Outcome::Compound { results, .. }
+            if results.first() == Some(&(OpNum4::Sequence, NfsStat4::Ok)));
         match probe.slot {
-            SlotEffect::Advances if matches!(&got, Outcome::Compound { results, .. } if results.first() == Some(&(OpNum4::Sequence, NfsStat4::Ok))) =>
-            {
-                session.set_seqid(0, sequence.sequenceid);
-            }
+            SlotEffect::Advances if sequenced => session.set_seqid(0, sequence.sequenceid),
             SlotEffect::Advances | SlotEffect::Untouched => {}
             SlotEffect::Refused => {
                 session.resync(0)?;

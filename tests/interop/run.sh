@@ -24,8 +24,8 @@ export INTEROP_ROOT; INTEROP_ROOT=$(cd "$here/../.." && pwd)
 
 ALL=(kernel-client-tcp tshark-server-capture libnfs-tools fio-nfs-engine rdma-verbs-provider
      kernel-client-rdma nfsbench-client-kernel-server-tcp nfsbench-client-kernel-server-rdma
-     nfsbench-client-ganesha
-     nfsbench-client-v4-knfsd-tcp nfsbench-client-v4-ganesha nfsbench-client-study-job nfsbench-client-nconnect nfsbench-clients-mpi
+     nfsbench-client-ganesha nfsbench-client-v4-knfsd-tcp nfsbench-client-v4-knfsd-rdma nfsbench-client-v4-ganesha
+     nfsbench-client-study-job nfsbench-client-nconnect nfsbench-clients-mpi
      compare-kernel-server file-engine-vs-fio kernel-engine-knfsd kernel-engine-serve kernel-client-v4-knfsd-tcp kernel-client-v4-knfsd-rdma)
 
 usage() { awk 'NR > 2 && !/^#/ {exit} NR > 2 {sub(/^# ?/, ""); print}' "$0" >&2; exit 2; }

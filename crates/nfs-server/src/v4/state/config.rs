@@ -11,9 +11,9 @@
 //! | cached replies    | the [`StateLimits::reply_cache_bytes`] budget (slots × cached size, reserved per session) | | ≤ 64 MiB |
 //! | owners            | 65 536 in total (open- and lock-owners) | ≤ 1 KiB bytes + 128 B | ≈ 72 MiB |
 //! | stateids          | 262 144 in total (open and lock)        | ≈ 320 B (entry, indexes, file record) | ≈ 80 MiB |
-//! | lock ranges       | 262 144 in total                        | ≈ 64 B     | ≈ 16 MiB |
+//! | lock ranges       | 262 144 in total                        | ≈ 220 B (owner's map, 3 index entries) | ≈ 55 MiB |
 //!
-//! About 260 MiB at the very worst, which takes at least 16 clients each at its own caps (4096 open-owners,
+//! About 300 MiB at the very worst, which takes at least 16 clients each at its own caps (4096 open-owners,
 //! 4096 lock-owners, 16 384 stateids, 16 384 lock ranges each, about 15 MiB of owners and stateids per
 //! client); a single client, however hostile, gets NFS4ERR_RESOURCE at its own caps while the others keep
 //! working.

@@ -18,6 +18,7 @@
 //! | `open.rs`           | OPEN, OPEN_DOWNGRADE, CLOSE                                          | §18.16, §18.18, §18.2 |
 //! | `io.rs`             | the stateid check of READ, WRITE, SETATTR(size)                      | §8.2.4          |
 //! | `ranges.rs`         | one file's byte-range locks: split, merge, conflicts                 | §9              |
+//! | `range_index.rs`    | every owner's ranges of a file by position: conflicts in O(log n)    | §9              |
 //! | `lock.rs`           | LOCK, LOCKT, LOCKU                                                   | §18.10–§18.12   |
 //! | `grace.rs`          | grace period, reclaim rules, RECLAIM_COMPLETE, the reclaim record    | §8.4.2, §18.51  |
 //! | `reclaim_file.rs`   | the reclaim record on disk (atomic writes)                           |                 |
@@ -43,6 +44,7 @@ mod lock;
 mod machine;
 mod open;
 mod owners;
+mod range_index;
 mod ranges;
 mod reclaim_file;
 mod session;

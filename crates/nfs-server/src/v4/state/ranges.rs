@@ -1,14 +1,18 @@
 //! Byte-range locks of one file (RFC 8881 §9): per lock-owner, an ordered map of disjoint ranges, each
 //! merged with its same-type neighbours. Setting a range replaces what the owner held there (an upgrade,
 //! a downgrade or a new lock, splitting ranges at the edges, POSIX-style); clearing one splits around it.
+//! Beside the owners' maps, every range of every owner is in one of two position indexes
+//! (`range_index.rs`), the read locks' and the write locks'.
 //!
-//! Cost: a conflict check visits each other owner holding locks on the file once, with an O(log n) search
-//! in its map plus the ranges it has inside the asked range; a change to an owner's ranges touches only
-//! the ranges overlapping or adjoining the asked one. Changes are planned first and applied after the caps
-//! are checked, so a refused request changes nothing.
+//! Cost: a conflict check asks the write index (a read lock conflicts with writes only) and, for a
+//! write lock, the read index: O(log n) in the file's ranges, never a walk over its lock-owners. A change
+//! to an owner's ranges touches only the ranges overlapping or adjoining the asked one, each in its
+//! owner's map and its index. Changes are planned first and applied after the caps are checked, so a
+//! refused request changes nothing.
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::range_index::{Found, RangeIndex};
 use super::types::{ClientId, LockType};
 
 /// A lock-owner holding ranges: its client and its number in that client's lock-owner table.
@@ -74,21 +78,14 @@ impl OwnerRanges {
         }
         Plan { remove: affected.iter().map(|r| r.start).collect(), insert }
     }
-
-    fn apply(&mut self, plan: Plan) {
-        for start in plan.remove {
-            self.0.remove(&start);
-        }
-        for r in plan.insert {
-            self.0.insert(r.start, (r.end, r.kind));
-        }
-    }
 }
 
-/// The locks on one file, by holder.
+/// The locks on one file: by holder, and by position.
 #[derive(Debug, Default)]
 pub(super) struct LockTable {
     holders: HashMap<Holder, OwnerRanges>,
+    reads: RangeIndex,
+    writes: RangeIndex,
 }
 
 impl LockTable {
@@ -102,11 +99,14 @@ impl LockTable {
     }
 
     /// A lock of another holder that keeps `me` (`None`: an owner holding nothing yet) from locking
-    /// `[start, end]` as `want`.
+    /// `[start, end]` as `want`: of the conflicting locks the indexes find, the one starting first.
     pub(super) fn conflict(&self, start: u64, end: u64, want: LockType, me: Option<Holder>) -> Option<(Holder, Range)> {
-        self.holders.iter().filter(|(holder, _)| Some(**holder) != me).find_map(|(holder, ranges)| {
-            ranges.overlapping(start, end).find(|r| r.kind.conflicts_with(want)).map(|r| (*holder, r))
-        })
+        let as_range = |kind| move |(holder, start, end): Found| (holder, Range { start, end, kind });
+        let write = self.writes.overlapping(start, end, me).map(as_range(LockType::Write));
+        // RFC 8881 §9.1: only a write lock conflicts with read locks.
+        let read = if want.conflicts_with(LockType::Read) { self.reads.overlapping(start, end, me) } else { None };
+        let read = read.map(as_range(LockType::Read));
+        write.into_iter().chain(read).min_by_key(|(_, range)| range.start)
     }
 
     /// Plans setting (`Some`) or clearing (`None`) `[start, end]` for `me`.
@@ -121,7 +121,15 @@ impl LockTable {
 
     pub(super) fn apply(&mut self, me: Holder, plan: Plan) {
         let ranges = self.holders.entry(me).or_default();
-        ranges.apply(plan);
+        for start in plan.remove {
+            if let Some((_, kind)) = ranges.0.remove(&start) {
+                index(&mut self.reads, &mut self.writes, kind).remove(me, start);
+            }
+        }
+        for r in plan.insert {
+            ranges.0.insert(r.start, (r.end, r.kind));
+            index(&mut self.reads, &mut self.writes, r.kind).insert(me, r.start, r.end);
+        }
         if ranges.0.is_empty() {
             self.holders.remove(&me);
         }
@@ -129,12 +137,24 @@ impl LockTable {
 
     /// Drops every range of `me`; how many there were.
     pub(super) fn remove_holder(&mut self, me: Holder) -> usize {
-        self.holders.remove(&me).map_or(0, |r| r.0.len())
+        let Some(ranges) = self.holders.remove(&me) else { return 0 };
+        for (start, (_, kind)) in &ranges.0 {
+            index(&mut self.reads, &mut self.writes, *kind).remove(me, *start);
+        }
+        ranges.0.len()
     }
 
     #[cfg(test)]
     fn ranges(&self, me: Holder) -> Vec<(u64, u64, LockType)> {
         self.holders.get(&me).map_or_else(Vec::new, |r| r.0.iter().map(|(s, (e, k))| (*s, *e, *k)).collect())
+    }
+}
+
+/// The index of `kind`'s ranges.
+fn index<'a>(reads: &'a mut RangeIndex, writes: &'a mut RangeIndex, kind: LockType) -> &'a mut RangeIndex {
+    match kind {
+        LockType::Read => reads,
+        LockType::Write => writes,
     }
 }
 

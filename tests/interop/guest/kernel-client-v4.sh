@@ -4,7 +4,8 @@
 # The Linux kernel NFSv4.1/NFSv4.2 client against a server in the same guest:
 #   SERVER  knfsd    the Linux kernel NFS server (lab/vm/guest/knfsd.sh: a 1 GiB tmpfs exported with
 #                    fsid=0, so the NFSv4 mount path is "/"); the reference the nfsbench server must match
-#           nfsbench `nfsbench serve --listen HOST:0 --export /export=dir:/srv/export` ($NFSBENCH; with
+#           nfsbench `nfsbench serve --listen HOST:0 --export /export=dir:/srv/export --state-dir
+#                    /srv/nfsbench-state` ($NFSBENCH; restarted with --listen HOST:PORT; with
 #                    `--rdma --rdma-listen $RXE_IP:20049` for PROTO=rdma), mount path "/export"
 #   PROTO   tcp (127.0.0.1) or rdma (Soft-RoCE rxe0 on a dummy device, $RXE_IP, port 20049)
 #   VERS    4.1 and/or 4.2, one after the other in one boot (default: 4.1 4.2), each with a MODE:
@@ -104,7 +105,8 @@ server_start() { # server_start [PORT]: the server under test, listening again o
       if [ "$PROTO" = rdma ]; then echo 'rdma 20049' > /proc/fs/nfsd/portlist || fail "knfsd: no RDMA listener after the restart"; fi
     fi
   else
-    local args=(--listen "$HOST:${1:-0}" --export "/export=dir:$EXPORT_DIR")
+    # --state-dir: the file-handle key (and whatever the server keeps across a restart) outside the export
+    local args=(--listen "$HOST:${1:-0}" --export "/export=dir:$EXPORT_DIR" --state-dir /srv/nfsbench-state)
     [ "$PROTO" = rdma ] && args+=(--rdma --rdma-listen "$RXE_IP:20049")
     mkdir -p "$EXPORT_DIR"
     start_server "$OUT" "${args[@]}"

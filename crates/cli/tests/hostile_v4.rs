@@ -78,9 +78,6 @@ fn a_flood_of_malformed_compounds_starves_no_one() {
 }
 
 #[test]
-#[ignore = "server bug: a SEQUENCE refused with NFS4ERR_TOO_MANY_OPS or NFS4ERR_REQ_TOO_BIG advances the slot \
-            and caches the refusal (RFC 8881 §18.46.3 and knfsd leave the slot unchanged), so a client that \
-            retries the request within the limits gets NFS4ERR_RETRY_UNCACHED_REP"]
 fn a_sequence_refused_for_its_size_leaves_the_slot_as_it_was() {
     let _one = one_at_a_time();
     let server = Server::start("refused-sequence", EXPORT, "");

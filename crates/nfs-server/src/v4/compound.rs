@@ -130,11 +130,8 @@ pub(crate) fn run(
                 };
             }
             ops::sequence::Begun::Failed => return finish(&mut cx, results, None, xid, tag),
-            ops::sequence::Begun::Executing(ok, stop) => {
+            ops::sequence::Begun::Executing(ok) => {
                 guard = Some(SlotGuard { svc, session: ok.sessionid, slot: ok.slotid, done: false });
-                if stop {
-                    return finish(&mut cx, results, guard, xid, tag);
-                }
             }
         }
     } else {

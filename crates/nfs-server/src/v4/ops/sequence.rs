@@ -1,7 +1,9 @@
-//! SEQUENCE (RFC 8881 §18.46) at the head of a COMPOUND: the slot (a new request, a retry answered from
-//! the slot's cache, or an error), then the checks that need the session's channel: ca_maxoperations
-//! (NFS4ERR_TOO_MANY_OPS) and ca_maxrequestsize (NFS4ERR_REQ_TOO_BIG), both reported in SEQUENCE's own
-//! result (§2.10.6.4). The status flags are the state machine's (the back channel's health among them).
+//! SEQUENCE (RFC 8881 §18.46) at the head of a COMPOUND: first the checks that need the session's
+//! channel, ca_maxoperations (NFS4ERR_TOO_MANY_OPS) and ca_maxrequestsize (NFS4ERR_REQ_TOO_BIG), both
+//! reported in SEQUENCE's own result (§2.10.6.4) before the slot is looked at — a request refused so
+//! leaves the slot's sequence id and cached reply as they were (§2.10.6.1, as knfsd's nfsd4_sequence) —
+//! then the slot (a new request, a retry answered from the slot's cache, or an error). The status flags
+//! are the state machine's (the back channel's health among them).
 
 use nfs4_proto::{NfsArgOp, NfsErr4, NfsResOp, OpNum4, SequenceResOk};
 
@@ -14,11 +16,10 @@ use crate::v4::state::{SequenceArgs, SequenceOk, Sequenced, SessionId};
 pub(crate) enum Begun {
     /// A retry: answer with this cached `COMPOUND4res`.
     Replay(Vec<u8>),
-    /// SEQUENCE failed (its result is put): no slot was taken.
+    /// SEQUENCE failed (its result is put): no slot was taken or changed.
     Failed,
-    /// A new request on the slot, which must be given back when the COMPOUND ends; `true`: SEQUENCE's
-    /// result is an error already (too many operations, request too big) and nothing else runs.
-    Executing(SequenceOk, bool),
+    /// A new request on the slot, which must be given back when the COMPOUND ends.
+    Executing(SequenceOk),
 }
 
 /// Runs the leading SEQUENCE; `record_len` is the whole call record's size.
@@ -27,8 +28,20 @@ pub(crate) fn begin(cx: &mut Cx<'_>, op: &NfsArgOp<'_>, record_len: usize, out: 
         out.put(&NfsResOp::error(op.op(), NfsErr4::ServerFault));
         return Begun::Failed;
     };
+    let sessionid = SessionId(args.sessionid.0);
+    // RFC 8881 §2.10.6.4 (and knfsd): refused before the slot is touched, so the slot stays as it was.
+    let fore = cx.svc.session_fore(&sessionid);
+    let refused = match fore {
+        Some(f) if cx.declared > f.maxoperations => Some(NfsErr4::TooManyOps),
+        Some(f) if record_len > f.maxrequestsize as usize => Some(NfsErr4::ReqTooBig),
+        _ => None,
+    };
+    if let Some(e) = refused {
+        out.put(&NfsResOp::error(OpNum4::Sequence, e));
+        return Begun::Failed;
+    }
     let request = SequenceArgs {
-        sessionid: SessionId(args.sessionid.0),
+        sessionid,
         sequenceid: args.sequenceid,
         slotid: args.slotid,
         highest_slotid: args.highest_slotid,
@@ -43,18 +56,8 @@ pub(crate) fn begin(cx: &mut Cx<'_>, op: &NfsArgOp<'_>, record_len: usize, out: 
         }
     };
     cx.session = Some(ok);
-    let fore = cx.svc.session_fore(&ok.sessionid);
     if let Some(f) = fore {
         cx.max_response = f.maxresponsesize as usize;
-    }
-    let refused = match fore {
-        Some(f) if cx.declared > f.maxoperations => Some(NfsErr4::TooManyOps),
-        Some(f) if record_len > f.maxrequestsize as usize => Some(NfsErr4::ReqTooBig),
-        _ => None,
-    };
-    if let Some(e) = refused {
-        out.put(&NfsResOp::error(OpNum4::Sequence, e));
-        return Begun::Executing(ok, true);
     }
     out.put_sequence(&SequenceResOk {
         sessionid: wire_session(&ok.sessionid),
@@ -64,5 +67,5 @@ pub(crate) fn begin(cx: &mut Cx<'_>, op: &NfsArgOp<'_>, record_len: usize, out: 
         target_highest_slotid: ok.target_highest_slotid,
         status_flags: ok.status_flags,
     });
-    Begun::Executing(ok, false)
+    Begun::Executing(ok)
 }

@@ -97,6 +97,8 @@ impl<'a> IntoIterator for &'a Payloads {
 pub struct Reply {
     pub inline: Vec<u8>,
     payloads: Payloads,
+    /// The service refused the call although the RPC layer accepted it ([`Reply::mark_refused`]).
+    refused: bool,
 }
 
 const ZEROS: [u8; 4] = [0; 4];
@@ -104,7 +106,7 @@ const ZEROS: [u8; 4] = [0; 4];
 impl Reply {
     /// A reply with no separate payload.
     pub fn from_inline(inline: Vec<u8>) -> Self {
-        Reply { inline, payloads: Payloads::default() }
+        Reply { inline, payloads: Payloads::default(), refused: false }
     }
 
     /// A reply with one payload at byte `at` of `inline` (an NFSv3 READ reply).
@@ -180,6 +182,19 @@ impl Reply {
             Some(_) => true,
             None => false,
         }
+    }
+
+    /// Marks a reply whose call the service refused for the client's fault although the RPC layer
+    /// accepted it: an NFSv4 COMPOUND that failed as only a broken or hostile client makes one fail
+    /// (BADXDR, BADSESSION, SEQ_MISORDERED, BAD_STATEID ...). Nothing of it goes on the wire.
+    pub fn mark_refused(&mut self) {
+        self.refused = true;
+    }
+
+    /// True when the call was refused, by the RPC layer ([`Reply::is_rpc_refusal`]) or by the service
+    /// ([`Reply::mark_refused`]). Transports throttle peers that send little else.
+    pub fn is_refused(&self) -> bool {
+        self.refused || self.is_rpc_refusal()
     }
 
     /// The reply as one buffer (tests, small replies, a Reply chunk).

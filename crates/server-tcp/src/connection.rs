@@ -577,7 +577,7 @@ impl<H: RecordHandler> Connection<H> {
         let Some(reply) = reply else {
             return; // Not an answerable call: nothing is owed.
         };
-        if reply.is_rpc_refusal() {
+        if reply.is_refused() {
             self.refusals = self.refusals.saturating_add(1);
         }
         self.turn_bytes += reply.len();

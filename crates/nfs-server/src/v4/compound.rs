@@ -219,10 +219,45 @@ fn decode_failure(e: &OpDecodeError) -> NfsResOp<'static> {
     }
 }
 
+/// Failures only a broken or hostile client causes, which leave nothing done: a COMPOUND ending in one
+/// counts as refused ([`Reply::mark_refused`]), so a transport throttles a peer sending little else as it
+/// does one whose calls the RPC layer refuses (docs/security.md). The errors of ordinary work, and
+/// RESOURCE or DELAY (the server's own limits), are not.
+fn client_fault(e: NfsErr4) -> bool {
+    use NfsErr4::*;
+    matches!(
+        e,
+        BadXdr
+            | OpIllegal
+            | MinorVersMismatch
+            | OpNotInSession
+            | NotOnlyOp
+            | SequencePos
+            | TooManyOps
+            | ReqTooBig
+            | BadSession
+            | BadSlot
+            | SeqMisordered
+            | StaleClientId
+            | BadStateId
+    )
+}
+
+/// The RPC reply of `results`, marked refused when the COMPOUND failed for the client's fault.
+fn reply_of(results: Results, xid: u32, tag: &[u8]) -> (Reply, u32) {
+    let status = results.status();
+    let mut reply = results.into_reply(xid, tag);
+    if status.error().is_some_and(client_fault) {
+        reply.mark_refused();
+    }
+    (reply, status.as_u32())
+}
+
 /// A reply of the status alone (no results).
 fn done(mut results: Results, status: NfsErr4, xid: u32, tag: &[u8]) -> Outcome {
     results.set_status_only(status);
-    Outcome::Done { reply: results.into_reply(xid, tag), status: status.as_u32() }
+    let (reply, status) = reply_of(results, xid, tag);
+    Outcome::Done { reply, status }
 }
 
 /// The reply: the slot gets its cached copy first, and the reclaim record is written if it changed.
@@ -235,7 +270,6 @@ fn finish(cx: &mut Cx<'_>, results: Results, guard: Option<SlotGuard<'_>>, xid: 
     if cx.changes_clients {
         cx.svc.save_reclaim_record(cx.now);
     }
-    let status = results.status().as_u32();
-    let reply: Reply = results.into_reply(xid, tag);
+    let (reply, status) = reply_of(results, xid, tag);
     Outcome::Done { reply, status }
 }

@@ -207,3 +207,23 @@ fn nfsv40_operations_and_optional_ones_not_offered_are_notsupp() {
     let layout = NfsArgOp::Getdevicelist(GetdevicelistArgs::default());
     assert_eq!(c.seq(vec![NfsArgOp::Putrootfh, layout]).statuses(), [OK, OK, err(NfsErr4::NotSupp)]);
 }
+
+#[test]
+fn compounds_failing_for_the_clients_fault_are_marked_refused_and_ordinary_failures_are_not() {
+    let server = server();
+    let c = Client::new(&server, "refused");
+    c.mount();
+    let refused = |answer: &Answer| answer.reply.is_refused();
+    assert!(refused(&Client::new(&server, "minor").minor(3).compound(vec![NfsArgOp::Putrootfh])), "minor version 3");
+    assert!(refused(&c.compound(vec![NfsArgOp::Putrootfh])), "OP_NOT_IN_SESSION");
+    assert!(refused(&c.compound(vec![c.sequence_with(c.seq.get() + 5)])), "SEQ_MISORDERED");
+    let forged = Stateid4 { seqid: 1, other: [7; 12] };
+    let (stateid, file) = c.create(c.export_fh(), "mine");
+    let read = |stateid| NfsArgOp::Read(ReadArgs { stateid, offset: 0, count: 1 });
+    let bad = c.seq(vec![putfh(file), read(forged)]);
+    assert_eq!((bad.status(), refused(&bad)), (err(NfsErr4::BadStateId), true), "a forged stateid");
+    let missing = c.seq(vec![NfsArgOp::Putrootfh, lookup("missing")]);
+    assert_eq!((missing.status(), refused(&missing)), (err(NfsErr4::NoEnt), false), "a name not there");
+    let fine = c.seq(vec![putfh(file), read(stateid)]);
+    assert_eq!((fine.status(), refused(&fine)), (OK, false));
+}

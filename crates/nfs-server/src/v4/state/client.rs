@@ -4,13 +4,16 @@
 //! a record with a fresh client id. EXCHANGE_ID makes unconfirmed records; the first CREATE_SESSION
 //! confirms one (`create_session.rs`), and only then does it replace a confirmed record of the same owner
 //! (a rebooted client, or another principal's client whose state is gone) and drop that record's state.
-//! The peer address is kept for log lines only: identity is the owner, the verifier and the principal.
+//! The peer address is never identity (that is the owner, the verifier and the principal): it is for log
+//! lines, and for the per-peer count of confirmed records (`admission.rs`). Past the cap of unconfirmed
+//! records the oldest goes.
 
 use std::net::SocketAddr;
 use std::time::Instant;
 
 use tracing::debug;
 
+use super::admission::Peer;
 use super::create_session::SessionGrant;
 use super::error::StateError;
 use super::machine::V4State;
@@ -24,12 +27,14 @@ pub(super) struct Client {
     pub(super) owner: Box<[u8]>,
     pub(super) verifier: [u8; 8],
     pub(super) principal: Principal,
-    /// Where EXCHANGE_ID came from: for log lines only, never for identity decisions.
+    /// Where EXCHANGE_ID came from: for log lines and the per-peer count, never for identity decisions.
     pub(super) peer: Option<SocketAddr>,
     pub(super) confirmed: bool,
     pub(super) created: Instant,
     /// Last lease renewal.
     pub(super) renewed: Instant,
+    /// A SEQUENCE has run for it: a record in use, dropped for room after those never used.
+    pub(super) sequenced: bool,
     /// RFC 8881 §18.36.4: the client id's own slot for CREATE_SESSION: its sequence id and cached result.
     pub(super) cs_seqid: u32,
     pub(super) cs_cached: Option<Result<SessionGrant, StateError>>,
@@ -96,12 +101,9 @@ impl V4State {
             }
             // Case 4, client restart (same principal, new verifier): a new unconfirmed record; the old one
             // and its state go when the new one is confirmed.
-        } else if self.totals.confirmed_clients >= self.config.limits.max_clients {
-            // A brand-new owner could never be confirmed: say so now (after dropping lapsed clients).
-            self.reap_lapsed(now);
-            if self.totals.confirmed_clients >= self.config.limits.max_clients {
-                return Err(StateError::Resource("client records"));
-            }
+        } else {
+            // A brand-new owner that could not be confirmed now hears so now (`admission.rs`).
+            self.room_for(Peer::of(args.peer), now)?;
         }
         // Case 5 (and 1, 3, 4): any earlier unconfirmed record of this owner is replaced.
         if let Some(old) = records.unconfirmed {
@@ -120,6 +122,7 @@ impl V4State {
             confirmed: false,
             created: now,
             renewed: now,
+            sequenced: false,
             cs_seqid: 0,
             cs_cached: None,
             sessions: Vec::new(),
@@ -129,6 +132,7 @@ impl V4State {
         debug!(clientid = id.0, peer = ?args.peer, "EXCHANGE_ID: new unconfirmed client record");
         self.clients.insert(id, client);
         self.by_owner.entry(args.owner.into()).or_default().unconfirmed = Some(id);
+        self.unconfirmed.insert((now, id));
         self.totals.unconfirmed_clients += 1;
         Ok(ExchangeIdOk { clientid: id, sequenceid: 1, confirmed: false })
     }
@@ -144,6 +148,7 @@ impl V4State {
     pub(super) fn drop_unconfirmed(&mut self, id: ClientId) {
         let Some(client) = self.clients.remove(&id) else { return };
         self.totals.unconfirmed_clients -= 1;
+        self.unconfirmed.remove(&(client.created, id));
         if let Some(records) = self.by_owner.get_mut(&client.owner) {
             if records.unconfirmed == Some(id) {
                 records.unconfirmed = None;
@@ -155,8 +160,7 @@ impl V4State {
     }
 
     fn evict_oldest_unconfirmed(&mut self) {
-        let oldest = self.clients.values().filter(|c| !c.confirmed).min_by_key(|c| (c.created, c.id)).map(|c| c.id);
-        if let Some(id) = oldest {
+        if let Some(&(_, id)) = self.unconfirmed.first() {
             debug!(clientid = id.0, "unconfirmed client record evicted: too many unconfirmed records");
             self.drop_unconfirmed(id);
         }

@@ -17,6 +17,34 @@
 //! 4096 lock-owners, 16 384 stateids, 16 384 lock ranges each, about 15 MiB of owners and stateids per
 //! client); a single client, however hostile, gets NFS4ERR_RESOURCE at its own caps while the others keep
 //! working.
+//!
+//! Client records (`admission.rs`). EXCHANGE_ID makes an unconfirmed record; past 128 the oldest goes
+//! (its CREATE_SESSION then answers STALE_CLIENTID), so a storm of them costs at most 128 × 1.5 KiB and
+//! delays a real client's confirmation by nothing: it confirms one round trip after its EXCHANGE_ID,
+//! while pushing its record out takes 128 more EXCHANGE_IDs. Confirmed records are capped at 1024, and at
+//! 256 per peer (an IPv4 address, an IPv6 /64; not the principal, which AUTH_SYS lets the caller choose).
+//! A record that must make room for a new one is taken, in this order, from: a record whose lease ran
+//! out; else a record holding no opens or locks — first one that never sent a SEQUENCE, then the least
+//! recently renewed — whose client loses nothing (its next SEQUENCE gets BADSESSION, its CREATE_SESSION
+//! STALE_CLIENTID, and a new EXCHANGE_ID gets it a new record). A record holding state is never taken
+//! while its lease lives. Which records may give way:
+//!
+//! - A peer at its 256 makes room among its own records only. One hoarding peer thus holds at most a
+//!   quarter of the table and never touches another peer's records; the clients sharing its address
+//!   compete with it for its 256 (a used record of theirs goes only after every never-used one, then
+//!   in order of renewal).
+//! - A full table (1024: at least four peers at their caps, or many smaller) gives up a lapsed record
+//!   anywhere, else one of the peer holding the most records, provided it holds at least two more than
+//!   the newcomer's peer (so two peers never take a record from each other in turn). A newcomer from a
+//!   peer holding k records is refused (RESOURCE) only when no lease has run out and every record of
+//!   every peer holding k + 2 or more holds state. So hoarders that open nothing keep out no client of
+//!   another peer unless they are so spread that none holds two records more than the newcomer's peer
+//!   (1024 peers of one record each); hoarders that do open files are bounded by the caps above (four
+//!   peers, each at 256 clients holding opens, fill the table until their leases lapse).
+//!
+//! Finding the record to give way scans one peer's records (256 at most) when a peer is at its cap, and
+//! the records and the peers (about a thousand each) only when the table is full; otherwise admission is
+//! O(1).
 
 use std::time::Duration;
 
@@ -52,8 +80,12 @@ impl Default for ChannelLimits {
 /// The caps. Each is checked before anything is allocated for the request that would pass it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StateLimits {
-    /// Confirmed client records (EXCHANGE_ID of a new owner and its first CREATE_SESSION answer RESOURCE).
+    /// Confirmed client records. Past it, a new client takes the place of a record without state (see
+    /// the module documentation); RESOURCE only when none can go.
     pub max_clients: usize,
+    /// Confirmed client records of one peer (an IPv4 address, an IPv6 /64). Past it, the peer's own
+    /// record costing least to lose goes; RESOURCE to that peer only when each of its records holds state.
+    pub max_clients_per_peer: usize,
     /// Unconfirmed client records; past this the oldest is dropped.
     pub max_unconfirmed_clients: usize,
     pub max_sessions_per_client: usize,
@@ -80,6 +112,7 @@ impl Default for StateLimits {
     fn default() -> Self {
         StateLimits {
             max_clients: 1024,
+            max_clients_per_peer: 256,
             max_unconfirmed_clients: 128,
             max_sessions_per_client: 4,
             max_connections_per_session: 32,

@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use tracing::debug;
 
+use super::admission::Peer;
 use super::channel::{choose_callback_security, negotiate_back, negotiate_fore, CallbackSecurity, ChannelAttrs};
 use super::connection::{Backchannel, BackchannelState, BoundDir};
 use super::error::StateError;
@@ -75,7 +76,7 @@ impl V4State {
             return Err(StateError::SeqMisordered);
         }
         client.cs_seqid = args.sequence;
-        let result = self.confirm(args.clientid).and_then(|()| {
+        let result = self.confirm(args.clientid, now).and_then(|()| {
             let backchannel = Backchannel { program: args.cb_program, security, state: BackchannelState::Unknown };
             self.new_session(args, fore, back, backchannel)
         });
@@ -87,20 +88,19 @@ impl V4State {
     }
 
     /// RFC 8881 §18.36.4 phase 3: an unconfirmed record becomes the owner's confirmed one, and the record it
-    /// replaces (a rebooted client, or a collision whose state is gone) is expired with its state.
-    fn confirm(&mut self, id: ClientId) -> Result<(), StateError> {
+    /// replaces (a rebooted client, or a collision whose state is gone) is expired with its state. A new
+    /// client must find room under the caps (`admission.rs`), which may drop another peer's record.
+    fn confirm(&mut self, id: ClientId, now: Instant) -> Result<(), StateError> {
         let Some(client) = self.clients.get(&id) else { return Err(StateError::StaleClientId) };
         if client.confirmed {
             return Ok(());
         }
-        let owner = client.owner.clone();
+        let (owner, peer, created) = (client.owner.clone(), Peer::of(client.peer), client.created);
         let replaced = self.by_owner.get(&owner).and_then(|r| r.confirmed);
-        if replaced.is_none() && self.totals.confirmed_clients >= self.config.limits.max_clients {
-            return Err(StateError::Resource("client records"));
-        }
         if let Some(old) = replaced {
             self.expire_client(old, "replaced by a new incarnation of its owner");
         }
+        self.admit(peer, now)?;
         let records = self.by_owner.entry(owner).or_default();
         records.confirmed = Some(id);
         if records.unconfirmed == Some(id) {
@@ -108,6 +108,8 @@ impl V4State {
         }
         self.totals.unconfirmed_clients -= 1;
         self.totals.confirmed_clients += 1;
+        self.unconfirmed.remove(&(created, id));
+        self.count_peer(id, peer);
         if let Some(client) = self.clients.get_mut(&id) {
             client.confirmed = true;
             debug!(clientid = id.0, peer = ?client.peer, "client record confirmed");

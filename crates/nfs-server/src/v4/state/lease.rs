@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use tracing::info;
 
+use super::admission::Peer;
 use super::error::StateError;
 use super::machine::V4State;
 use super::types::ClientId;
@@ -60,8 +61,10 @@ impl V4State {
         let Some(mut client) = self.clients.remove(&id) else { return };
         if client.confirmed {
             self.totals.confirmed_clients -= 1;
+            self.uncount_peer(id, Peer::of(client.peer));
         } else {
             self.totals.unconfirmed_clients -= 1;
+            self.unconfirmed.remove(&(client.created, id));
         }
         if let Some(records) = self.by_owner.get_mut(&client.owner) {
             if records.confirmed == Some(id) {

@@ -1,9 +1,10 @@
 //! [`V4State`]: every table of the v4 state machine and the bookkeeping they share (ids, totals, leases).
 //! The operations live beside it, one family per file; this file holds what they all use.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::time::Instant;
 
+use super::admission::Peer;
 use super::client::Client;
 use super::config::StateConfig;
 use super::error::StateError;
@@ -49,6 +50,10 @@ pub struct V4State {
     pub(super) epoch: u32,
     pub(super) clients: HashMap<ClientId, Client>,
     pub(super) by_owner: HashMap<Box<[u8]>, OwnerRecords>,
+    /// The confirmed records of each peer (`admission.rs`).
+    pub(super) peers: HashMap<Peer, HashSet<ClientId>>,
+    /// The unconfirmed records, oldest first: the one to drop past the cap.
+    pub(super) unconfirmed: BTreeSet<(Instant, ClientId)>,
     pub(super) sessions: HashMap<SessionId, Session>,
     /// The sessions each connection is bound to, to unbind it when it closes.
     pub(super) conns: HashMap<ConnectionId, HashSet<SessionId>>,
@@ -72,6 +77,8 @@ impl V4State {
             epoch,
             clients: HashMap::new(),
             by_owner: HashMap::new(),
+            peers: HashMap::new(),
+            unconfirmed: BTreeSet::new(),
             sessions: HashMap::new(),
             conns: HashMap::new(),
             files: HashMap::new(),

@@ -7,6 +7,7 @@
 //! |---------------------|----------------------------------------------------------------------|-----------------|
 //! | `machine.rs`        | [`V4State`], its tables, ids, totals                                 |                 |
 //! | `client.rs`         | client records, EXCHANGE_ID's case table                             | §2.4, §18.35    |
+//! | `admission.rs`      | room for confirmed records: per-peer cap, which record goes          |                 |
 //! | `create_session.rs` | CREATE_SESSION: csa_sequence, confirmation, the new session          | §18.36          |
 //! | `channel.rs`        | channel attribute negotiation, callback security                     | §18.36.3        |
 //! | `session.rs`        | slot tables, SEQUENCE, the reply cache, DESTROY_SESSION, status flags| §2.10, §18.46   |
@@ -31,6 +32,7 @@
 // Until the COMPOUND dispatch calls in, nothing outside the tests uses this module.
 #![cfg_attr(not(test), allow(dead_code, unused_imports))]
 
+mod admission;
 mod channel;
 mod client;
 mod config;

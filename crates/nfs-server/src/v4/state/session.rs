@@ -134,6 +134,9 @@ impl V4State {
             self.conns.entry(conn).or_default().insert(args.sessionid);
         }
         self.renew(client_id, now);
+        if let Some(client) = self.clients.get_mut(&client_id) {
+            client.sequenced = true;
+        }
         Ok(Sequenced::Execute(SequenceOk {
             clientid: client_id,
             sessionid: args.sessionid,

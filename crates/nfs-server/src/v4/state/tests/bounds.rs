@@ -96,9 +96,12 @@ fn sessions_and_clients_are_capped() {
     let (a, _) = mount(&mut st, b"host-a", now);
     st.create_session(&create_args(a, 2, 1), now).expect("second session");
     assert!(resource(st.create_session(&create_args(a, 3, 1), now)));
-    mount(&mut st, b"host-b", now);
+    let (b, _) = mount(&mut st, b"host-b", now);
+    for client in [a, b] {
+        open(&mut st, client, b"o", file(1), SHARE_ACCESS_READ, SHARE_DENY_NONE).expect("open");
+    }
     let args = ExchangeIdArgs { owner: b"host-c", verifier: [1; 8], update: false, principal: ROOT, peer: None };
-    assert!(resource(st.exchange_id(&args, now)), "a third owner cannot become a client");
+    assert!(resource(st.exchange_id(&args, now)), "a third owner cannot take the place of clients with state");
     let rebooted = exchange(&mut st, b"host-a", 2, now);
     st.create_session(&create_args(rebooted.clientid, rebooted.sequenceid, 1), now)
         .expect("a reboot replaces a record");

@@ -9,6 +9,7 @@ use super::*;
 use crate::backend::FileId;
 use crate::ConnectionId;
 
+mod admission;
 mod bounds;
 mod create_session;
 mod exchange_id;

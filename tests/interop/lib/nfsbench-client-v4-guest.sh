@@ -14,7 +14,7 @@
 #   knfsd's NFSv4 operation counters (/proc/net/rpc/nfsd proc4ops, before and after): one EXCHANGE_ID,
 #   one CREATE_SESSION, one DESTROY_SESSION and one DESTROY_CLIENTID, SEQUENCE seen, OPENs = CLOSEs = the
 #   8 job files, READs = the reads the client reports, WRITEs at least its writes; every file has SIZE
-#   bytes on the server. Over TCP each run is captured (`tcpdump -i lo -s 0`, port 2049) into
+#   bytes on the server. Over TCP each run is captured (`tcpdump -i lo -s 0 -B 262144`, port 2049, no drop) into
 #   OUT/v4.V.pcap for the host to dissect (lib/v4-capture-check.sh).
 # With `nconnect4` (RDMA): a 10 s time_based 4 KiB random read with verify over -o vers=4.1,proto=rdma,
 #   nconnect=4 of a file the study job wrote: while it runs, `rdma resource show qp` on rxe0 must show
@@ -86,6 +86,31 @@ want_delta() {
   [ "$got" -ge "$low" ] && [ "$got" -le "$high" ] || fail "knfsd counted $got $1 operations $3, want $2"
 }
 
+# The capture: common.sh's start_tcpdump (a 32 MiB buffer, the file on the 9p share) drops packets when
+# this guest runs alone (~70 MB in 20 s); here a 256 MiB buffer and the file in the guest's RAM, copied
+# to OUT once tcpdump has written everything the kernel held for it (-U: the file grows per packet).
+cap_start() { # cap_start FILTER
+  rm -f /tmp/capture.pcap
+  tcpdump -i lo -s 0 -B 262144 -U -Z root -w /tmp/capture.pcap "$1" 2> "$OUT/tcpdump.err" &
+  TCPDUMP=$!
+  wait_for 30 "tcpdump start" grep -q 'listening on' "$OUT/tcpdump.err"
+  sleep 0.5
+}
+cap_stop() { # cap_stop PCAP
+  local prev=-1 deadline=$((SECONDS + 90))
+  while [ "$(stat -c %s /tmp/capture.pcap)" != "$prev" ] && [ $SECONDS -lt $deadline ]; do
+    prev=$(stat -c %s /tmp/capture.pcap); sleep 2
+  done
+  kill -INT "$TCPDUMP"
+  for _ in $(seq 100); do kill -0 "$TCPDUMP" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$TCPDUMP" 2>/dev/null && fail "tcpdump did not stop within 10 s"
+  wait "$TCPDUMP" || true
+  TCPDUMP=
+  cat "$OUT/tcpdump.err"
+  grep -q '^0 packets dropped by kernel' "$OUT/tcpdump.err" || fail "tcpdump dropped packets (see above)"
+  mv /tmp/capture.pcap "$1"
+}
+
 # --- the study's job, per minor version -----------------------------------------------------------------
 declare -a SUMMARY=()
 study() { # study VERS
@@ -93,7 +118,7 @@ study() { # study VERS
   step "NFSv$v over $PROTO: $(basename "$JOB") with verify=crc32c, $((SIZE >> 20)) MiB per job file, to completion"
   find "$EXPORT" -mindepth 1 -delete
   snap4
-  [ "$PROTO" = tcp ] && start_tcpdump "$pcap" "tcp port 2049"
+  [ "$PROTO" = tcp ] && cap_start "tcp port 2049"
   t0=$(now_ns)
   tmo 400 "$NFSBENCH" run "$JOB" --verify=crc32c --size=$SIZE --time_based=0 --ramp_time=0 --runtime=300 \
     --target "$HOST:/" -o "vers=$v,proto=$PROTO" --output-format=normal,json --output "$OUT/$name.out" \
@@ -101,7 +126,7 @@ study() { # study VERS
   secs=$(elapsed_since "$t0")
   cat "$OUT/$name.err"
   if [ "$PROTO" = tcp ]; then
-    stop_tcpdump "$pcap"
+    cap_stop "$pcap"
     log "capture: $(stat -c %s "$pcap") bytes in $pcap"
   fi
   if [ $rc != 0 ]; then

@@ -14,7 +14,7 @@
 #   3. the capture: tshark finds no malformed frame or expert error, every call answered, the minor
 #      version asked for, no error status, the mount's, job's and unmount's operations; `nfsbench decode`
 #      decodes every RPC message (lib/v4-capture-check.sh).
-# Each minor version has a Ganesha of its own, which must still run at the end of its checks. Typical time on 2 cores: 25-35 s (two ~50 MB captures dissected).
+# Each minor version has a Ganesha of its own, which must still run at the end of its checks. Measured on 2 cores: 28-45 s (two ~70 MB captures dissected).
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 . "$INTEROP_ROOT/tests/interop/lib/v4-capture-check.sh"

@@ -7,8 +7,9 @@
 # counters (guest half: tests/interop/lib/nfsbench-client-v4-guest.sh); each version's run captured with
 # `tcpdump -s 0` and, on the host, dissected by tshark (no malformed frame, every call answered, the
 # right minor version, no error status) and decoded by `nfsbench decode` (every message)
-# (lib/v4-capture-check.sh). Measured: 221 s while another VM ran (boot 47 s, knfsd 30 s, 46 s and
-# 36 s for the two versions in the guest, 25 s of tshark and decode over the two 70 MB captures).
+# (lib/v4-capture-check.sh). Measured on 2 cores: 182 s alone (boot 21 s, knfsd 20 s, ~57 s per version
+# in the guest: the job ~18 s, tcpdump catching up ~20 s, the checks; 23 s of tshark and decode over the
+# two 70 MB captures), 221 s while another VM ran.
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 . "$INTEROP_ROOT/tests/interop/lib/v4-capture-check.sh"

@@ -73,6 +73,14 @@
 //! pulled by the server from a Read chunk, READ data pushed into a Write chunk, credits, memory
 //! registered per call and invalidated at its reply; see the [`rdma`] module).
 //!
+//! Both also carry the server's calls on the client's own connections (the NFSv4.1 backchannel):
+//! a record whose RPC message type is CALL is never matched to a call of ours but handed to the
+//! [`transport::CallbackHandler`] set with [`RpcTransport::set_callback_handler`], and its reply
+//! goes back on the same connection (over RDMA as RFC 8167 says: receives posted for such calls,
+//! inline replies granting [`rdma::BACKWARD_CREDITS`]); without a handler each is answered
+//! PROG_UNAVAIL. What waits for the connection is bounded, so a server that calls faster than it
+//! reads costs a few replies, not memory.
+//!
 //! # Example
 //!
 //! ```no_run

@@ -1,7 +1,8 @@
 //! Marshalling a call for RPC-over-RDMA, sans I/O (RFC 8166 §3.5, RFC 8267 §3), with the Linux client's
 //! choices:
-//! - the call: inline when it fits the send threshold (RDMA_MSG); WRITE data in a Read chunk at its XDR
-//!   position when the rest then fits (RDMA_MSG, the data and its XDR padding cut out of the Send);
+//! - the call: inline when it fits the send threshold (RDMA_MSG); WRITE data (NFSv3's, or the payload of
+//!   an NFSv4 COMPOUND) in a Read chunk at its XDR position when the rest then fits (RDMA_MSG, the data
+//!   and its XDR padding cut out of the Send);
 //!   otherwise a Long Call (RDMA_NOMSG, the whole call in a position-zero Read chunk);
 //! - the reply: nothing when the largest reply fits the receive threshold; a Write chunk of the READ
 //!   count for READ data; a Reply chunk for the whole reply otherwise (READDIR, READDIRPLUS, READLINK,
@@ -13,6 +14,7 @@
 
 use bytes::{Bytes, BytesMut};
 use nfs3_proto::{ReaddirArgs, ReaddirplusArgs};
+use nfs4_proto::NFS_V4;
 use onc_rpc::RpcMessage;
 use rpcrdma_proto::nfs3_binding::{
     call_plan, ddp_eligible_item, nfs3_max_result_len, nfs3_proc, nfs3_reply_plan, CallPlan, DdpItem, ReplyPlan,
@@ -24,6 +26,7 @@ use rpcrdma_proto::{
 use xdr::XdrDecode;
 
 use crate::transport::RpcCall;
+use crate::v4::wire::NFSPROC4_COMPOUND;
 
 /// The RPC reply header replies are sized for: xid, msg_type, reply_stat, an AUTH_NONE or AUTH_SYS
 /// verifier with an empty body, accept_stat.
@@ -154,10 +157,15 @@ fn directory_count(inline: &[u8], proc: u32) -> Option<u32> {
     }
 }
 
-/// The WRITE (or SYMLINK) payload a Read chunk may carry: RFC 8267 §3 names the DDP-eligible items.
+/// The payload a Read chunk may carry: NFSv3's WRITE data or SYMLINK path (RFC 8267 §3), or the payload
+/// of an NFSv4 COMPOUND, which this client gives one only for WRITE's data (RFC 8267 §4.2: WRITE data is
+/// DDP-eligible; the Linux client puts it in a Read chunk as for NFSv3).
 fn ddp_payload_len(call: &RpcCall) -> Option<u64> {
     let payload = call.payload.as_ref().filter(|p| !p.data.is_empty())?;
     let (prog, vers, proc) = call_ids(&call.inline)?;
+    if (prog, vers, proc) == (NFS_PROGRAM, NFS_V4, NFSPROC4_COMPOUND) {
+        return Some(payload.data.len() as u64);
+    }
     match ddp_eligible_item(prog, vers, proc) {
         Some(DdpItem::WriteData | DdpItem::SymlinkPath) => Some(payload.data.len() as u64),
         _ => None,

@@ -208,3 +208,22 @@ fn a_sized_reply_comes_inline_in_a_write_chunk_or_a_reply_chunk_by_its_size() {
     assert_eq!(sized(8192, 0), ReplyRoom::ReplyChunk(8192));
     assert_eq!(sized(8192, 4096), ReplyRoom::ReplyChunk(12288), "the rest does not fit: all of it in a Reply chunk");
 }
+
+#[test]
+fn nfsv4_write_data_goes_in_a_read_chunk_at_its_position_not_in_a_long_call() {
+    use crate::v4::data_path::{encode, DataOp};
+    use crate::v4::wire::WriteHead;
+    use nfs4_proto::{NfsFh4, SequenceArgs, StableHow4, Stateid4};
+    let fh = NfsFh4::new(&[7; 32]).expect("handle");
+    for len in [4096usize, 1 << 20] {
+        let data = Bytes::from(vec![5u8; len]);
+        let head = WriteHead { stateid: Stateid4::ANONYMOUS, offset: 0, stable: StableHow4::Unstable };
+        let op = DataOp::Write { head, data };
+        let call = encode(&CallEncoder::new(0, 0), 1, "WRITE", &SequenceArgs::default(), &fh, op).call;
+        let position = call.payload.as_ref().expect("payload").offset as u32;
+        let layout = layout(&call, LINUX).expect("layout");
+        assert_eq!(layout.send, SendPlan::ReadChunk { position }, "{len} bytes of WRITE data");
+        let sent = flat(&send_parts(b"", &call, layout.send));
+        assert_eq!(sent, call.inline, "the Send carries the call without its data");
+    }
+}

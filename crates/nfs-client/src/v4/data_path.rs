@@ -6,11 +6,13 @@
 use std::borrow::Cow;
 
 use bytes::Bytes;
-use nfs4_proto::{NfsErr4, NfsFh4, NfsResOp, NfsStat4, OpNum4, SequenceArgs, Stateid4, NFS4_PROGRAM, NFS_V4};
-use xdr::{XdrDecode, XdrEncode, XdrError, XdrReader};
+use nfs4_proto::{
+    NfsErr4, NfsFh4, NfsStat4, OpNum4, SequenceArgs, Stateid4, NFS4_PROGRAM, NFS4_SESSIONID_SIZE, NFS_V4,
+};
+use xdr::{XdrEncode, XdrError, XdrReader};
 
 use super::slots::SequenceOutcome;
-use super::wire::{sequence_outcome, Encoded, WriteHead, NFSPROC4_COMPOUND};
+use super::wire::{Encoded, WriteHead, NFSPROC4_COMPOUND};
 use crate::decode::results;
 use crate::encode::CallEncoder;
 use crate::error::ClientError;
@@ -100,6 +102,8 @@ pub(crate) struct Answer<T> {
 }
 
 /// Reads the reply to SEQUENCE + PUTFH + `op`; `read_ok` reads `op`'s `resok` (trailing bytes refused).
+/// Word by word as the call was written: operation numbers compared as words, a status looked up only
+/// when it is not NFS4_OK, SEQUENCE4resok read in place — no result enum built or dropped.
 pub(crate) fn decode<T>(
     proc: &'static str,
     reply: &RpcReply,
@@ -109,25 +113,23 @@ pub(crate) fn decode<T>(
     let bad = |e: XdrError| ClientError::protocol(proc, e);
     let body = results(proc, &reply.record)?;
     let mut r = XdrReader::new(body);
-    let status = NfsStat4::decode(&mut r).map_err(bad)?;
+    let status = status(&mut r).map_err(bad)?;
     let _tag = r.get_string("COMPOUND4res.tag", nfs4_proto::compound::TAG_MAX).map_err(bad)?;
     let n = r.get_array_len("COMPOUND4res.resarray", 3, 8).map_err(bad)?;
     let mut sequence = None;
     for (index, expected) in [OpNum4::Sequence, OpNum4::Putfh, op].into_iter().enumerate().take(n) {
-        let got = OpNum4::decode(&mut r).map_err(bad)?;
+        let got = r.get_enum("nfs_opnum4", OpNum4::from_u32).map_err(bad)?;
         if got != expected {
             let detail = format!("result {index} is {} where {} was sent", got.name(), expected.name());
             return Err(ClientError::protocol(proc, detail));
         }
-        let result = if index < 2 {
-            let res = NfsResOp::decode_body(got, &mut r).map_err(bad)?;
-            if index == 0 {
-                sequence = sequence_outcome(std::slice::from_ref(&res));
-            }
-            res.status()
-        } else {
-            NfsStat4::decode(&mut r).map_err(bad)?
-        };
+        let result = self::status(&mut r).map_err(bad)?;
+        if index == 0 {
+            sequence = Some(match result.error() {
+                None => sequence_ok(&mut r).map_err(bad)?,
+                Some(e) => SequenceOutcome::Failed(e),
+            });
+        }
         let last = index + 1 == n;
         // RFC 8881 §16.2.3: the results stop at the first failure, whose status is the COMPOUND's.
         if (last && result != status) || (!last && !result.is_ok()) {
@@ -145,6 +147,23 @@ pub(crate) fn decode<T>(
     }
     r.finish().map_err(bad)?;
     Ok(Answer { sequence, outcome: Err(None) })
+}
+
+/// An `nfsstat4` (RFC 8881 §15.1): NFS4_OK at once, any other value looked up (unknown: refused).
+fn status(r: &mut XdrReader<'_>) -> Result<NfsStat4, XdrError> {
+    r.get_enum("nfsstat4", |v| if v == 0 { Some(NfsStat4::Ok) } else { NfsStat4::from_u32(v) })
+}
+
+/// SEQUENCE4resok (RFC 8881 §18.46.2): the session and slot echoed (not checked, as before), then
+/// what the slot table needs.
+fn sequence_ok(r: &mut XdrReader<'_>) -> Result<SequenceOutcome, XdrError> {
+    let _sessionid = r.get_opaque_fixed(NFS4_SESSIONID_SIZE)?;
+    let _sequenceid = r.get_u32()?;
+    let _slotid = r.get_u32()?;
+    let highest_slotid = r.get_u32()?;
+    let target_highest_slotid = r.get_u32()?;
+    let status_flags = r.get_u32()?;
+    Ok(SequenceOutcome::Ok { highest_slotid, target_highest_slotid, status_flags })
 }
 
 /// READ4resok (RFC 8881 §18.22.2): `eof`, then the data — in the record, or placed apart by the
@@ -180,7 +199,9 @@ pub(crate) fn slice_of(record: &Bytes, part: &[u8]) -> Bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nfs4_proto::{Compound4Args, Compound4Res, Nfs4Result, NfsArgOp, ReadResOk, SequenceResOk, StableHow4};
+    use nfs4_proto::{
+        Compound4Args, Compound4Res, Nfs4Result, NfsArgOp, NfsResOp, ReadResOk, SequenceResOk, StableHow4,
+    };
     use onc_rpc::{OpaqueAuth, ReplyBody, RpcMessage};
     use xdr::XdrWriter;
 
@@ -266,5 +287,58 @@ mod tests {
         let reply = RpcReply { record: reply_record(vec![seq, putfh]), payload: None };
         let got = decode("READ", &reply, OpNum4::Read, read_ok("READ", 4)).expect("decodes");
         assert_eq!(got.outcome.err(), Some(Some((OpNum4::Putfh, NfsErr4::Stale))));
+    }
+
+    #[test]
+    fn the_sequence_result_is_read_in_place_and_a_failed_sequence_ends_the_reply() {
+        let ok = SequenceResOk {
+            highest_slotid: 31,
+            target_highest_slotid: 15,
+            status_flags: 0x40,
+            ..SequenceResOk::default()
+        };
+        let seq = NfsResOp::Sequence(Nfs4Result::Ok(ok));
+        let putfh = NfsResOp::Putfh(Nfs4Result::Ok(nfs4_proto::Void));
+        let read = NfsResOp::Read(Nfs4Result::Ok(ReadResOk { eof: false, data: b"ab" }));
+        let reply = RpcReply { record: reply_record(vec![seq, putfh, read]), payload: None };
+        let got = decode("READ", &reply, OpNum4::Read, read_ok("READ", 2)).expect("decodes");
+        let want = SequenceOutcome::Ok { highest_slotid: 31, target_highest_slotid: 15, status_flags: 0x40 };
+        assert_eq!(got.sequence, Some(want));
+        let failed = NfsResOp::Sequence(Nfs4Result::Err(NfsErr4::BadSession));
+        let res = Compound4Res::new(b"", vec![failed]);
+        let mut w = RpcMessage::reply(1, ReplyBody::success(OpaqueAuth::NONE)).header_writer(64);
+        res.encode(&mut w);
+        let reply = RpcReply { record: Bytes::from(w.to_vec()), payload: None };
+        let got = decode("READ", &reply, OpNum4::Read, read_ok("READ", 2)).expect("decodes");
+        assert_eq!(got.sequence, Some(SequenceOutcome::Failed(NfsErr4::BadSession)));
+        assert_eq!(got.outcome.err(), Some(Some((OpNum4::Sequence, NfsErr4::BadSession))));
+    }
+
+    #[test]
+    fn an_unknown_status_an_unknown_operation_and_trailing_bytes_are_refused() {
+        let seq = NfsResOp::Sequence(Nfs4Result::Ok(SequenceResOk::default()));
+        let putfh = NfsResOp::Putfh(Nfs4Result::Ok(nfs4_proto::Void));
+        let read = NfsResOp::Read(Nfs4Result::Ok(ReadResOk { eof: true, data: b"abcd" }));
+        let good = reply_record(vec![seq, putfh, read]).to_vec();
+        let decodes = |record: Vec<u8>| {
+            let reply = RpcReply { record: Bytes::from(record), payload: None };
+            decode("READ", &reply, OpNum4::Read, read_ok("READ", 4)).map(|_| ())
+        };
+        assert!(decodes(good.clone()).is_ok());
+        // The RPC reply header is 24 bytes; then the COMPOUND's status, the tag and the count (36), then
+        // SEQUENCE's operation number and status.
+        let mut unknown_status = good.clone();
+        unknown_status[24..28].copy_from_slice(&77_777u32.to_be_bytes());
+        assert!(decodes(unknown_status).is_err(), "a status no RFC defines");
+        let mut unknown_op = good.clone();
+        unknown_op[36..40].copy_from_slice(&9_999u32.to_be_bytes());
+        assert!(decodes(unknown_op).is_err(), "an operation no RFC defines");
+        let mut other_op = good.clone();
+        other_op[36..40].copy_from_slice(&OpNum4::Putfh.as_u32().to_be_bytes());
+        assert!(decodes(other_op).is_err(), "PUTFH's result where SEQUENCE's was due");
+        let mut trailing = good.clone();
+        trailing.extend_from_slice(&[0, 0, 0, 0]);
+        assert!(decodes(trailing).is_err(), "bytes after the last result");
+        assert!(decodes(good[..good.len() - 4].to_vec()).is_err(), "a reply cut short");
     }
 }

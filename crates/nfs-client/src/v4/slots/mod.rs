@@ -72,6 +72,9 @@ pub(crate) struct SlotTable {
     wanted: u32,
     /// `sr_target_highest_slotid` / `sr_highest_slotid` as last read: slots above are not used.
     server_highest: u32,
+    /// Slots below this index have been handed out at some time; none above is in use, so the
+    /// highest slot in use is looked for below it, not through the whole grant.
+    high_water: usize,
     draining: bool,
 }
 
@@ -85,6 +88,7 @@ impl SlotTable {
             slots: vec![slot; granted as usize],
             wanted: wanted.clamp(1, granted),
             server_highest: granted - 1,
+            high_water: 0,
             draining: false,
         }
     }
@@ -123,11 +127,13 @@ impl SlotTable {
         let usable = self.usable() as usize;
         let slotid = self.slots.iter().take(usable).position(|s| !s.in_use)?;
         self.slots[slotid].in_use = true;
+        self.high_water = self.high_water.max(slotid + 1);
         Some(self.lease(slotid as u32))
     }
 
     fn lease(&self, slotid: u32) -> SlotLease {
-        let highest = self.slots.iter().rposition(|s| s.in_use).unwrap_or(slotid as usize) as u32;
+        let in_use = self.slots.get(..self.high_water).unwrap_or(&self.slots);
+        let highest = in_use.iter().rposition(|s| s.in_use).unwrap_or(slotid as usize) as u32;
         SlotLease { slotid, seqid: self.slots[slotid as usize].seq_nr, highest_slotid: highest.max(slotid) }
     }
 

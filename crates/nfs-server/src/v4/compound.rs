@@ -238,6 +238,7 @@ fn client_fault(e: NfsErr4) -> bool {
             | BadSession
             | BadSlot
             | SeqMisordered
+            | RetryUncachedRep
             | StaleClientId
             | BadStateId
     )

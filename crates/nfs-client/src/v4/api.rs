@@ -16,19 +16,22 @@ use super::requests::io::{Commit, Getattr, Read, Setattr, Write};
 use super::requests::names::{Lookup, Mkdir, Remove};
 use super::requests::open::{Close, Open};
 use super::session::{Mode, Session};
+use super::started::Started;
 use crate::error::ClientError;
 use crate::pending::Pending;
 use crate::types::{Attr, CreateHow, FileHandle, ReadReply, StableHow, WriteReply};
 
 impl Session {
-    /// Sends `req` now if a slot is free, and returns its future.
-    fn start<R: Compound>(self: &Arc<Self>, req: R) -> Pending<R::Output> {
+    /// Sends `req` now if a slot is free, and returns its future: a [`Started`] call whose first reply
+    /// is read without the retry loop, or the loop waiting for a slot.
+    fn start<R: Compound + Unpin>(self: &Arc<Self>, req: R) -> Pending<R::Output> {
         let proc = req.name();
         match self.try_send(&req, Mode::Normal) {
             Err(e) => Pending::refused(e, proc),
-            Ok(first) => {
+            Ok(Some(flight)) => Pending::session(proc, Box::pin(Started::new(req, flight))),
+            Ok(None) => {
                 let session = self.clone();
-                Pending::session(proc, Box::pin(async move { session.run(&req, first, Mode::Normal).await }))
+                Pending::session(proc, Box::pin(async move { session.run(&req, None, Mode::Normal).await }))
             }
         }
     }

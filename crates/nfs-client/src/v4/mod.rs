@@ -21,7 +21,8 @@
 //!   session, the root.
 //! - [`compound`]: what a call on a session is to the machinery that sends and retries it.
 //! - [`session`]: the mount at run time — the state behind one lock, sending a COMPOUND on a slot;
-//!   `call.rs` runs a call to its result through every retry; `recover.rs` runs the recovery ladder
+//!   `call.rs` runs a call to its result through every retry (`started.rs`: a data call's first reply
+//!   read without the retry loop); `recover.rs` runs the recovery ladder
 //!   on the live session; `maintain.rs` renews the lease, rebinds replaced connections, unmounts.
 //! - [`requests`]: one type per COMPOUND the client sends; `api.rs` is what
 //!   [`NfsClient`](crate::NfsClient) calls.
@@ -49,4 +50,5 @@ pub(crate) mod recovery;
 pub(crate) mod requests;
 pub(crate) mod session;
 pub(crate) mod slots;
+mod started;
 pub(crate) mod wire;

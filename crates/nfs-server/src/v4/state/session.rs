@@ -133,8 +133,9 @@ impl V4State {
             session.conns.push((conn, BoundDir::Fore));
             self.conns.entry(conn).or_default().insert(args.sessionid);
         }
-        self.renew(client_id, now);
         if let Some(client) = self.clients.get_mut(&client_id) {
+            // The renewal (RFC 8881 §8.3), and the mark of a record in use (`admission.rs`).
+            client.renewed = client.renewed.max(now);
             client.sequenced = true;
         }
         Ok(Sequenced::Execute(SequenceOk {

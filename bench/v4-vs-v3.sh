@@ -206,6 +206,7 @@ def cmd_report(csv_path, cells_arg, versions, transports, reps, runtime, ramp, m
                                            verdict))
     print()
     print("== CPU per I/O (4 KiB) or per GB (1 MiB), medians: v3 → v4.x (median of per-rep ratios [min–max])")
+    print("   (each run's own rate: a slower run wakes up for fewer calls at a time, which costs per I/O too)")
     for name, t, v, unit, ((c3, cv, cr), (s3, sv, sr)) in cpu_lines:
         print("  %-8s %-4s v%-3s %-7s client %7s → %-7s %-22s server %7s → %-7s %s" % (
             name, t, v, unit, c3, cv, cr, s3, sv, sr))

@@ -45,7 +45,8 @@ async fn a_connection_cut_mid_run_is_rebound_and_its_calls_complete() {
     }
     let data = server.file("cut").expect("file");
     assert!((0..32).all(|i| data[i * 4096] == i as u8), "every block landed");
-    eventually("the connections bound again", || server.count("BIND_CONN_TO_SESSION") >= 4).await;
+    // One bind at the mount (the second connection), then both again after the cut.
+    eventually("the connections bound again", || server.count("BIND_CONN_TO_SESSION") >= 3).await;
     assert_eq!(server.count("CREATE_SESSION"), 1, "the session survived");
     assert!(client.stats().reconnects >= 1);
 }

@@ -225,7 +225,7 @@ async fn check_trunks(session: &Session, first: &Exchanged) -> Result<(), Client
 
 /// The steps after CREATE_SESSION: bind, RECLAIM_COMPLETE, the root.
 async fn finish(session: &Arc<Session>, spec: &MountSpec) -> Result<(FileHandle, RootInfo), ClientError> {
-    session.bind_all().await?;
+    session.bind_all(true).await?;
     session.run(&ReclaimComplete, None, Mode::Normal).await?;
     let components: Vec<String> =
         spec.export.split('/').filter(|c| !c.is_empty() && *c != ".").map(str::to_owned).collect();

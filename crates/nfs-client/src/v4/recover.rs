@@ -133,7 +133,10 @@ impl Session {
         let done = match step {
             Step::ExchangeId => self.step_exchange_id().await,
             Step::CreateSession => self.step_create_session().await,
-            Step::BindConnections => self.bind_all().await,
+            Step::BindConnections => {
+                let created = self.state().recovery.as_ref().is_some_and(|r| r.loss() != Loss::Connection);
+                self.bind_all(created).await
+            }
             Step::Reclaim => self.step_reclaim().await,
             Step::ReclaimComplete => self.run(&ReclaimComplete, None, Mode::Recovery).await,
         };
@@ -172,11 +175,15 @@ impl Session {
         Ok(())
     }
 
-    /// BIND_CONN_TO_SESSION on every connection (the one CREATE_SESSION went on is bound already, and
-    /// binding it again is harmless).
-    pub(crate) async fn bind_all(&self) -> Result<(), ClientError> {
+    /// BIND_CONN_TO_SESSION on every connection but the one CREATE_SESSION just went on, when it did
+    /// (`created_on_first`): RFC 8881 §18.36.4 binds that one to the session already, and Linux binds
+    /// only the others. After a lost connection alone, every connection is bound again.
+    pub(crate) async fn bind_all(&self, created_on_first: bool) -> Result<(), ClientError> {
         let sessionid = self.state().sessionid;
-        for conn in &self.conns {
+        if created_on_first {
+            self.conns[0].seen_reconnects.store(self.conns[0].transport.stats().reconnects, Relaxed);
+        }
+        for conn in &self.conns[usize::from(created_on_first)..] {
             handshake::bind_conn(&*conn.transport, &self.encoder, self.minor, sessionid, self.callbacks_answered)
                 .await?;
             conn.seen_reconnects.store(conn.transport.stats().reconnects, Relaxed);

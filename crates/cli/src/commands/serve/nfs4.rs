@@ -11,6 +11,7 @@
 //! cached_reply_size = "4KiB"        # ca_maxresponsesize_cached: one slot's cached reply
 //! reply_cache = "64MiB"             # every session's slot caches together
 //! max_clients = 1024
+//! max_clients_per_peer = 256        # of max_clients, per IPv4 address or IPv6 /64; 1..=max_clients
 //! max_sessions_per_client = 4
 //! max_connections_per_session = 32 # nconnect and trunking bind several
 //! max_open_owners_per_client = 4096
@@ -48,6 +49,7 @@ pub struct Nfs4Entry {
     pub cached_reply_size: Option<Size>,
     pub reply_cache: Option<Size>,
     pub max_clients: Option<u64>,
+    pub max_clients_per_peer: Option<u64>,
     pub max_sessions_per_client: Option<u64>,
     pub max_connections_per_session: Option<u64>,
     pub max_open_owners_per_client: Option<u64>,
@@ -114,8 +116,20 @@ pub fn nfs4_config(entry: &Nfs4Entry, max_io: u32) -> Result<Nfs4Config, ServeCo
         }
         None => l.reply_cache_bytes,
     };
+    let max_clients = cap("max_clients", entry.max_clients, l.max_clients)?;
+    // A peer's share of the table: the state machine takes the smaller of the two, so a written value
+    // above max_clients would silently mean max_clients; the default is clamped to it.
+    let max_clients_per_peer = match entry.max_clients_per_peer {
+        Some(v) if v > max_clients as u64 => {
+            let range = format!("1..={max_clients} (max_clients)");
+            return Err(ServeConfigError::OutOfRange { key: "max_clients_per_peer", value: v, range });
+        }
+        Some(v) => cap("max_clients_per_peer", Some(v), l.max_clients_per_peer)?,
+        None => l.max_clients_per_peer.min(max_clients),
+    };
     let limits = StateLimits {
-        max_clients: cap("max_clients", entry.max_clients, l.max_clients)?,
+        max_clients,
+        max_clients_per_peer,
         max_sessions_per_client: cap(
             "max_sessions_per_client",
             entry.max_sessions_per_client,
@@ -154,13 +168,15 @@ pub fn nfs4_config(entry: &Nfs4Entry, max_io: u32) -> Result<Nfs4Config, ServeCo
 /// One line for stderr at start-up: the NFSv4 settings in force, each under its key.
 pub fn describe(config: &Nfs4Config) -> String {
     format!(
-        "lease_secs {} grace_secs {} session_slots {} max_operations {} cached_reply_size {} max_clients {}",
+        "lease_secs {} grace_secs {} session_slots {} max_operations {} cached_reply_size {} max_clients {} \
+         max_clients_per_peer {}",
         config.lease.as_secs(),
         config.grace.max(config.lease).as_secs(),
         config.fore_channel.max_requests,
         config.fore_channel.max_operations,
         config.fore_channel.max_response_size_cached,
         config.limits.max_clients,
+        config.limits.max_clients_per_peer,
     )
 }
 
@@ -186,7 +202,7 @@ mod tests {
     fn every_key_is_read() {
         let entry = parse(
             "lease_secs = 30\ngrace_secs = 45\nsession_slots = 16\nmax_operations = 8\ncached_reply_size = \"8KiB\"\n\
-             reply_cache = \"1MiB\"\nmax_clients = 3\nmax_sessions_per_client = 2\nmax_connections_per_session = 5\n\
+             reply_cache = \"1MiB\"\nmax_clients = 3\nmax_clients_per_peer = 2\nmax_sessions_per_client = 2\nmax_connections_per_session = 5\n\
              max_open_owners_per_client = 6\nmax_lock_owners_per_client = 7\nmax_stateids_per_client = 8\n\
              max_locks_per_client = 9\nmax_owners = 10\nmax_stateids = 11\nmax_locks = 12\n",
         );
@@ -202,6 +218,25 @@ mod tests {
         );
         assert_eq!((l.max_stateids_per_client, l.max_locks_per_client, l.max_owners_total), (8, 9, 10));
         assert_eq!((l.max_stateids_total, l.max_locks_total), (11, 12));
+        assert_eq!(l.max_clients_per_peer, 2);
+    }
+
+    #[test]
+    fn a_peers_share_of_client_records_is_read_within_the_table_and_its_default_fits_a_smaller_table() {
+        let config = |text: &str| nfs4_config(&parse(text), 1 << 20).map(|c| c.limits);
+        assert_eq!(config("max_clients_per_peer = 64").expect("valid").max_clients_per_peer, 64);
+        assert_eq!(config("max_clients = 100").expect("valid").max_clients_per_peer, 100, "default clamped");
+        assert_eq!(config("").expect("valid").max_clients_per_peer, StateLimits::default().max_clients_per_peer);
+        let refused = |text: &str| config(text).map(|_| ()).unwrap_err().to_string();
+        assert_eq!(refused("max_clients_per_peer = 0"), "max_clients_per_peer: must be at least 1");
+        assert_eq!(
+            refused("max_clients = 100\nmax_clients_per_peer = 101"),
+            "max_clients_per_peer: 101 is outside 1..=100 (max_clients)"
+        );
+        assert_eq!(
+            refused("max_clients_per_peer = 2000"),
+            "max_clients_per_peer: 2000 is outside 1..=1024 (max_clients)"
+        );
     }
 
     #[test]

@@ -32,7 +32,8 @@ enum Command {
     /// Compare mount-option test cases (TCP, RDMA, nconnect, ...) × workloads with repetitions, wire
     /// baselines, confidence intervals and an HTML report (the main job; `nfsbench compare --help`).
     Compare(commands::compare::CompareArgs),
-    /// Decode the ONC RPC / NFSv3 / MOUNT v3 traffic in a packet capture with nfsbench's own codecs.
+    /// Decode the ONC RPC / NFSv3 / MOUNT v3 / NFSv4.1-4.2 (COMPOUND, CB_COMPOUND) traffic in a packet capture with
+    /// nfsbench's own codecs.
     Decode(commands::decode::DecodeArgs),
     /// The closed-form throughput model: bandwidth, IOPS and the binding limit over distance, credits,
     /// inline threshold and I/O size, TCP against RDMA (`nfsbench model --help`).

@@ -1,5 +1,6 @@
 #!/bin/bash
-# tests/interop/guest/kernel-client-v4.sh OUT SERVER PROTO [VERS[:MODE]...] — runs INSIDE the lab VM, as root.
+# tests/interop/guest/kernel-client-v4.sh OUT SERVER PROTO [capture] [VERS[:MODE]...] — runs INSIDE the lab VM,
+# as root.
 #
 # The Linux kernel NFSv4.1/NFSv4.2 client against a server in the same guest:
 #   SERVER  knfsd    the Linux kernel NFS server (lab/vm/guest/knfsd.sh: a 1 GiB tmpfs exported with
@@ -10,6 +11,9 @@
 #   PROTO   tcp (127.0.0.1) or rdma (Soft-RoCE rxe0 on a dummy device, $RXE_IP, port 20049)
 #   VERS    4.1 and/or 4.2, one after the other in one boot (default: 4.1 4.2), each with a MODE:
 #           full (the default) or quick (no phase 2: the 100 MiB file is the slow part under TCG)
+#   capture (PROTO tcp) each version's mount and phase 1 captured with tcpdump -s 0 on lo into
+#           OUT/kernel-v4.V.pcap (the server's port in OUT/capture.port), for tshark on the host
+#           (lib/v4-capture-check.sh)
 # For each minor version, with `mount -o vers=V,proto=PROTO,port=PORT` (no rpcbind, no MOUNT protocol):
 #   1. phase 1 of guest/workload.sh, compared command by command with the same commands on a local
 #      tmpfs (the trees are compared after step 3); df of the mount equals df of what the server
@@ -46,6 +50,8 @@
 set -euo pipefail
 OUT=$1 SERVER=$2 PROTO=$3
 shift 3
+CAPTURE=0
+[ "${1:-}" = capture ] && { CAPTURE=1; shift; }
 [ $# -gt 0 ] || set -- 4.1 4.2
 VERSIONS=()
 for v in "$@"; do [[ $v == *:* ]] && VERSIONS+=("$v") || VERSIONS+=("$v:full"); done
@@ -56,6 +62,8 @@ export SCEN_DIR=$OUT
 LIB=$here/../lib
 case $SERVER in knfsd|nfsbench) ;; *) fail "kernel-client-v4.sh: SERVER must be knfsd or nfsbench, not '$SERVER'" ;; esac
 case $PROTO in tcp|rdma) ;; *) fail "kernel-client-v4.sh: PROTO must be tcp or rdma, not '$PROTO'" ;; esac
+# (rxe traffic on one device reaches no capturable interface)
+[ $CAPTURE = 0 ] || [ "$PROTO" = tcp ] || fail "kernel-client-v4.sh: capture needs PROTO tcp"
 FULL=0
 for v in "${VERSIONS[@]}"; do
   case $v in 4.1:full|4.2:full) FULL=1 ;; 4.1:quick|4.2:quick) ;;
@@ -216,12 +224,17 @@ run_version() {
   OPTS2=vers=$other,proto=tcp,port=$TCP_PORT
 
   step "vers=$V phase 1 over NFS ($OPTS)"
+  if [ $CAPTURE = 1 ]; then
+    echo "$PORT" > "$OUT/capture.port"
+    start_tcpdump "$OUT/kernel-v4.$V.pcap" "tcp port $PORT"
+  fi
   mount_nfs
   must 30 "mkdir $MNT/w" mkdir "$MNT/w"
   t0=$(now_ns)
   cd "$MNT/w"; T=$OUT/transcript.nfs.1.v$V; : > "$T"; phase_small; cd /
   p1=$(elapsed_since "$t0")
   server_ok "during phase 1"
+  [ $CAPTURE = 0 ] || stop_tcpdump "$OUT/kernel-v4.$V.pcap"
   transcript_compare 1
   local total_nfs total_local
   total_nfs=$(df_total "$MNT") total_local=$(df_total "$EXPORT_DIR")

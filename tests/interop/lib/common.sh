@@ -84,11 +84,12 @@ need_vm() { # the VM lab's host packages (qemu, nfs-common, tcpdump, tshark, ...
 
 # vm_guest CMD...: boot the lab VM with $SCEN_DIR shared read-write and $NFSBENCH passed in, run CMD
 # in the guest; returns when it succeeded, fails the scenario otherwise.
+# VM_LIMIT=SECS: the VM's wall-clock limit (default 540 s; the scenario's interop-timeout must exceed it).
 vm_guest() {
   need_vm
   step "booting the lab VM (the guest log follows)"
-  local rc=0
-  tmo 570 "$INTEROP_ROOT/lab/vm/run.sh" -m 2G -c 2 -t 540 -w "$SCEN_DIR" -e "NFSBENCH=$NFSBENCH" -- "$@" || rc=$?
+  local rc=0 limit=${VM_LIMIT:-540}
+  tmo $((limit + 30)) "$INTEROP_ROOT/lab/vm/run.sh" -m 2G -c 2 -t "$limit" -w "$SCEN_DIR" -e "NFSBENCH=$NFSBENCH" -- "$@" || rc=$?
   [ $rc = 0 ] && return 0
   [ $rc = 125 ] && fail "the VM died or timed out before the guest script finished (guest kernel log above)"
   fail "guest script failed (exit status $rc)"

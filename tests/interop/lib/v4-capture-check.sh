@@ -1,19 +1,21 @@
 # tests/interop/lib/v4-capture-check.sh — sourced (after common.sh) by the nfsbench-client-v4-* scenarios
 # shellcheck shell=bash
-# that capture TCP: Wireshark's dissectors and nfsbench's own codecs over a `tcpdump -s 0` capture of
-# nfsbench's NFSv4.1/4.2 client and a real server.
+# that capture TCP and by kernel-client-v4-serve-tcp: Wireshark's dissectors and nfsbench's own codecs
+# over a `tcpdump -s 0` capture of an NFSv4.1/4.2 client and server (nfsbench's client and a real server,
+# or the Linux client and nfsbench's server).
 #
-#   v4_capture_check PCAP PORT MINOR NAME
+#   v4_capture_check PCAP PORT MINOR NAME [CLIENT]   (CLIENT: nfsbench, the default, or kernel)
 #
 # On the host, in $SCEN_DIR: tshark 4.0 (`-d tcp.port==PORT,rpc`, out-of-order reassembly on: a capture
 # made in the TCG guest records some segments out of order) must find no malformed frame and no expert
 # error; lib/v4_capture_check.py judges its dissection of every RPC message (each call answered once,
-# accepted, minor version MINOR, no error status, the mount's, job's and unmount's operations present);
+# accepted, minor version MINOR, no error status — with CLIENT kernel, none that says the server failed —
+# and the operations the client's run sends present);
 # `nfsbench decode --summary` must decode every RPC message tshark saw, with no failure. Fails the scenario
 # otherwise; sets CAPTURE_LINE to a one-line account (frames, calls, operations, decode).
 
 v4_capture_check() {
-  local pcap=$1 port=$2 minor=$3 name=$4 frames bad line rc=0
+  local pcap=$1 port=$2 minor=$3 name=$4 client=${5:-nfsbench} frames bad line rc=0
   local ts=(tshark -n -r "$pcap" -d "tcp.port==$port,rpc" -o tcp.reassemble_out_of_order:TRUE)
   local err=$SCEN_DIR/$name.tshark.err
   [ -s "$pcap" ] || fail "$name: no capture at $pcap"
@@ -31,7 +33,7 @@ v4_capture_check() {
     -e frame.number -e tcp.stream -e tcp.srcport -e tcp.dstport -e rpc.xid -e rpc.msgtyp -e rpc.replystat \
     -e rpc.state_accept -e rpc.program -e nfs.minorversion -e nfs.opcode -e nfs.nfsstat4 -e _ws.col.Info \
     > "$SCEN_DIR/$name.rpc.tsv" 2> "$err" || { cat "$err"; fail "$name: tshark failed on the RPC fields"; }
-  python3 "$INTEROP_ROOT/tests/interop/lib/v4_capture_check.py" "$SCEN_DIR/$name.rpc.tsv" "$port" "$minor" \
+  python3 "$INTEROP_ROOT/tests/interop/lib/v4_capture_check.py" "$SCEN_DIR/$name.rpc.tsv" "$port" "$minor" "$client" \
     > "$SCEN_DIR/$name.tshark.txt" || rc=$?
   cat "$SCEN_DIR/$name.tshark.txt"
   [ $rc = 0 ] || fail "$name: tshark's dissection: $(sed -n 's/^BAD: //p' "$SCEN_DIR/$name.tshark.txt")"

@@ -11,12 +11,4 @@
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 
-# vm_guest's 540 s limit is too tight for two minor versions on a loaded host: the same call, 1140 s.
-need_vm
-step "booting the lab VM (the guest log follows)"
-rc=0
-tmo 1170 "$INTEROP_ROOT/lab/vm/run.sh" -m 2G -c 2 -t 1140 -w "$SCEN_DIR" -e "NFSBENCH=$NFSBENCH" -- \
-  bash "$INTEROP_ROOT/tests/interop/guest/kernel-client-v4.sh" "$SCEN_DIR" knfsd rdma 4.1:quick 4.2:quick || rc=$?
-[ $rc = 0 ] && exit 0
-[ $rc = 125 ] && fail "the VM died or timed out before the guest script finished (guest kernel log above)"
-fail "guest script failed (exit status $rc)"
+VM_LIMIT=1140 vm_scenario bash "$INTEROP_ROOT/tests/interop/guest/kernel-client-v4.sh" "$SCEN_DIR" knfsd rdma 4.1:quick 4.2:quick

@@ -1,0 +1,16 @@
+#!/bin/bash
+# interop-timeout: 1200
+# kernel-client-v4-serve-rdma — the Linux kernel NFSv4.1 and NFSv4.2 client (lab VM) against
+# `nfsbench serve --rdma` (a `dir:` export on a tmpfs, --state-dir kept across restarts) over
+# RPC-over-RDMA on Soft-RoCE (rxe0 on a dummy device, port 20049), one boot for both minor versions:
+#   mount -o vers=4.1|4.2,proto=rdma,port=20049 $RXE_IP:/export
+#   the checks of kernel-client-v4-serve-tcp (workload phases 1 and 2 against a local tmpfs, locks from
+#   two processes and a second client, a server restart with open and lock reclaim, remount, rm -rf, clean
+#   kernel and server logs), and the mount must really use RDMA (mountstats' xprt). No capture: rxe
+#   traffic on one device reaches no capturable interface; the backchannel and the RPC-over-RDMA framing
+#   are judged by the kernel client's own counters (no reply it could not parse, no bad XID).
+# Details: tests/interop/guest/kernel-client-v4.sh; reference run against knfsd: kernel-client-v4-knfsd-rdma.
+set -euo pipefail
+. "$(dirname "$0")/../lib/common.sh"
+
+VM_LIMIT=1140 vm_scenario bash "$INTEROP_ROOT/tests/interop/guest/kernel-client-v4.sh" "$SCEN_DIR" nfsbench rdma 4.1:full 4.2:full

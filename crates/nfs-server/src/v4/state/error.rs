@@ -47,7 +47,9 @@ pub enum StateError {
     /// NFS4ERR_ENCR_ALG_UNSUPP: no callback security flavor we can use (AUTH_NONE or AUTH_SYS).
     #[error("NFS4ERR_ENCR_ALG_UNSUPP: no usable callback security flavor")]
     EncrAlgUnsupp,
-    /// NFS4ERR_BAD_STATEID: a stateid this client does not hold, for another file, or a misused special one.
+    /// NFS4ERR_BAD_STATEID: a stateid this client does not hold, for another file, or a misused special one;
+    /// one from an earlier server instance too (there is no StaleStateId: RFC 8881 §15.1.16.5 forbids
+    /// NFS4ERR_STALE_STATEID in v4.1, see `stateid.rs`).
     #[error("NFS4ERR_BAD_STATEID: unknown or misused stateid")]
     BadStateId,
     /// NFS4ERR_OLD_STATEID: a stateid whose seqid has been superseded.

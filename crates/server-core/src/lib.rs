@@ -24,6 +24,8 @@
 //!   grace. The TCP front end enforces all of them; the RDMA front end takes its connection cap and
 //!   shutdown grace defaults from here and keeps its own RPC-over-RDMA settings (credits, inline size,
 //!   chunk sizes).
+//! - **Refused calls** ([`RefusalThrottle`]): the rule both front ends apply to a connection whose calls
+//!   keep being refused — past 1,000 in a second, one turn per 50 ms.
 //!
 //! Nothing here does I/O: no sockets, no queue pairs, no runtime.
 
@@ -31,6 +33,7 @@ mod backchannel;
 mod execution;
 mod handler;
 mod limits;
+mod refusals;
 
 pub use backchannel::{BackChannel, BackwardSender, Registration, MAX_BACKWARD_QUEUED};
 pub use execution::{CallMode, Execution};
@@ -40,3 +43,4 @@ pub use limits::{
     DEFAULT_MAX_IN_FLIGHT_REQUESTS, DEFAULT_MAX_SERVER_IN_FLIGHT_BYTES, DEFAULT_PARTIAL_RECORD_TIMEOUT,
     DEFAULT_READ_BUFFER, DEFAULT_SHUTDOWN_GRACE, DEFAULT_WRITE_STALL_TIMEOUT,
 };
+pub use refusals::{RefusalThrottle, REFUSALS_PER_WINDOW, REFUSAL_PAUSE, REFUSAL_WINDOW};

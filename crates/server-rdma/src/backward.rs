@@ -177,6 +177,7 @@ impl<H: RecordHandler> Connection<H> {
         let ours = self.backward.answered(xid, granted);
         if reply_contained(&*self.handler, record, &self.setup.info) == BackwardReply::Unknown {
             self.stats.unmatched_replies.fetch_add(1, Relaxed);
+            self.refusals.refused();
             tracing::debug!(peer = %self.setup.info.peer, xid, ours, "reply matching no backward call dropped");
         }
     }

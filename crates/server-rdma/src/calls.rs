@@ -31,6 +31,7 @@ impl<H: RecordHandler> Connection<H> {
             Inbound::BackwardReply { header, reply } => self.take_reply(header.xid, header.credits, reply),
             Inbound::Answer { header, why } => self.send_error(header, requested, &why),
             Inbound::Ignore { why } => {
+                self.refusals.refused();
                 tracing::debug!(peer = %self.setup.info.peer, why = %why, "message dropped");
             }
             // RFC 8166 §4.5: an error is reported with the call's xid; without one, nothing can be said.
@@ -150,6 +151,7 @@ impl<H: RecordHandler> Connection<H> {
         if self.ending.is_some() {
             return;
         }
+        self.refusals.observe(&reply);
         match outbound::plan(reply, &call.writes, call.reply_chunk.as_ref(), self.setup.send_limit) {
             Ok(planned) => self.send_reply(id, &call, planned),
             Err(no_room) => self.refuse(call.xid, call.requested, &no_room.0),
@@ -196,6 +198,7 @@ impl<H: RecordHandler> Connection<H> {
     }
 
     fn send_error(&mut self, mut header: RdmaHeader, requested: u32, why: &str) {
+        self.refusals.refused();
         header.credits = self.grant.grant(requested, self.forward_posted());
         let counter = if is_err_vers(&header) { &self.stats.err_vers_sent } else { &self.stats.err_chunk_sent };
         counter.fetch_add(1, Relaxed);

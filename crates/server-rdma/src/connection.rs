@@ -8,6 +8,11 @@
 //! Any failed work request, a peer past its credits, or a message without an xid breaks this connection
 //! only: it is disconnected, its outstanding requests flush, and the task ends when the provider reports
 //! the connection down. Registrations are released when their requests complete or the task ends.
+//!
+//! A connection whose calls keep being refused (refusals of the RPC layer or of the service, RDMA_ERROR
+//! answers, messages dropped, replies to no backward call) waits before its next turn, as over TCP
+//! ([`RefusalThrottle`]): its completions stay unpolled meanwhile, so the replies that would grant it
+//! more credits wait too and its sends stall in credit flow control.
 
 use std::collections::HashMap;
 use std::future::poll_fn;
@@ -19,7 +24,7 @@ use bytes::Bytes;
 use nfs_server::{ConnectionInfo, Reply};
 use rdma::{Completion, CompletionKind, MemoryRegion, QueuePair, RdmaError, WcError};
 use rpcrdma_proto::{ChunkPolicy, DecodeLimits, GrantPolicy, WriteChunk};
-use server_core::{CallMode, RecordHandler};
+use server_core::{CallMode, RecordHandler, RefusalThrottle};
 use tokio::sync::watch;
 use tokio::task::{JoinError, JoinSet};
 use tokio::time::{sleep_until, Instant};
@@ -82,6 +87,8 @@ pub(crate) struct Connection<H: RecordHandler> {
     pub(crate) backward: Backward,
     /// Set once the connection is being torn down (why, for the log), with the time to give up.
     pub(crate) ending: Option<(String, Instant)>,
+    /// Refused calls, and the pause they earn.
+    pub(crate) refusals: RefusalThrottle,
     /// An error broke the connection (logged and counted once).
     broken: bool,
     closing: bool,
@@ -126,6 +133,7 @@ impl<H: RecordHandler> Connection<H> {
             pending: JoinSet::new(),
             backward,
             ending: None,
+            refusals: RefusalThrottle::new(std::time::Instant::now()),
             broken: false,
             closing: false,
         }
@@ -158,6 +166,7 @@ impl<H: RecordHandler> Connection<H> {
             // As the TCP front end: completions that are always ready must not keep the other
             // connections and the listener of a one-thread runtime from their turn.
             tokio::task::coop::consume_budget().await;
+            self.throttle_refusals().await;
             if self.closing && self.ending.is_none() && self.drained() {
                 self.end_orderly("shutdown");
             }
@@ -202,6 +211,15 @@ impl<H: RecordHandler> Connection<H> {
             }
             self.pump();
         }
+    }
+
+    /// A peer whose calls keep being refused waits before its next turn ([`RefusalThrottle`]: past
+    /// 1,000 in a second, one turn per 50 ms).
+    async fn throttle_refusals(&mut self) {
+        let Some(pause) = self.refusals.pause(std::time::Instant::now) else { return };
+        self.stats.refusal_throttles.fetch_add(1, Relaxed);
+        tracing::info!(peer = %self.setup.info.peer, "throttling an RDMA connection whose calls are refused");
+        tokio::time::sleep(pause).await;
     }
 
     /// No call in progress and nothing posted or queued but receives.

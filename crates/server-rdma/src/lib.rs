@@ -17,7 +17,8 @@
 //!   consume the call's Write chunks in order, RFC 8267 §4.3: several for an NFSv4 COMPOUND with
 //!   several READs); RDMA Writes and the Send are posted back to back (`work_queue`).
 //! - Every reply grants credits from [`rpcrdma_proto::GrantPolicy`] (never 0). A peer that breaks the
-//!   rules RDMA enforces (a bad handle, a Send past its credits) loses its connection only.
+//!   rules RDMA enforces (a bad handle, a Send past its credits) loses its connection only; one whose
+//!   calls keep being refused is slowed down as over TCP ([`server_core::RefusalThrottle`]).
 //! - The backward direction (RFC 8167, `backward`): with [`RdmaServer::with_back_channel`] every
 //!   connection registers in the server's [`BackChannel`] under its [`nfs_server::ConnectionId`]; a
 //!   backward call is sent as RDMA_MSG, inline, without chunks, within the client's inline size and the

@@ -1,5 +1,5 @@
 //! Transport counters of the RDMA front end: connections, calls, how replies travelled, bytes moved by
-//! RDMA Read and Write, and RDMA_ERROR replies by kind.
+//! RDMA Read and Write, RDMA_ERROR replies by kind, and the pauses of connections whose calls are refused.
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
@@ -34,6 +34,7 @@ pub struct RdmaTransportStats {
     pub(crate) backward_calls: AtomicU64,
     pub(crate) backward_replies: AtomicU64,
     pub(crate) unmatched_replies: AtomicU64,
+    pub(crate) refusal_throttles: AtomicU64,
 }
 
 /// A copy of [`RdmaTransportStats`] at one moment.
@@ -67,6 +68,8 @@ pub struct RdmaTransportSnapshot {
     /// Replies clients sent to backward calls, and those the handler matched to no call (dropped).
     pub backward_replies: u64,
     pub unmatched_replies: u64,
+    /// Pauses of connections whose calls kept being refused ([`server_core::RefusalThrottle`]).
+    pub refusal_throttles: u64,
 }
 
 impl RdmaTransportStats {
@@ -88,6 +91,7 @@ impl RdmaTransportStats {
             backward_calls: self.backward_calls.load(Relaxed),
             backward_replies: self.backward_replies.load(Relaxed),
             unmatched_replies: self.unmatched_replies.load(Relaxed),
+            refusal_throttles: self.refusal_throttles.load(Relaxed),
         }
     }
 
@@ -127,8 +131,8 @@ impl fmt::Display for RdmaTransportSnapshot {
         )?;
         write!(
             f,
-            "rdma: backward calls {} replies {} (unmatched {})",
-            self.backward_calls, self.backward_replies, self.unmatched_replies
+            "rdma: backward calls {} replies {} (unmatched {}); refusal-throttles {}",
+            self.backward_calls, self.backward_replies, self.unmatched_replies, self.refusal_throttles
         )
     }
 }
@@ -173,6 +177,7 @@ mod tests {
             "err_vers",
             "backward calls",
             "unmatched",
+            "refusal-throttles",
         ] {
             assert!(text.contains(word), "{word} missing from {text}");
         }

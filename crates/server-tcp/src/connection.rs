@@ -26,7 +26,8 @@ use std::sync::Arc;
 use nfs_server::{BackwardReply, ConnectionInfo, Reply};
 use onc_rpc::RecordDecoder;
 use server_core::{
-    reply_contained, run_contained, CallMode, ConnectionLimits, Direction, RecordHandler, MAX_BACKWARD_QUEUED,
+    reply_contained, run_contained, CallMode, ConnectionLimits, Direction, RecordHandler, RefusalThrottle,
+    MAX_BACKWARD_QUEUED,
 };
 use tokio::net::TcpStream;
 use tokio::sync::watch;
@@ -41,14 +42,6 @@ use crate::write_queue::{WriteQueue, MAX_IOV};
 
 /// Reads per wake-up before replies are written and other tasks get a turn.
 const READS_PER_WAKE: usize = 4;
-
-/// Calls the RPC layer may refuse per connection in a [`REFUSAL_WINDOW`] before the connection is
-/// throttled: far more than a misconfigured client sends before it gives up, far fewer than a flood.
-const REFUSALS_PER_WINDOW: u32 = 1000;
-const REFUSAL_WINDOW: std::time::Duration = std::time::Duration::from_secs(1);
-/// How long a throttled connection is left unread before its next turn. Its sends then stall in TCP
-/// flow control, so the flood costs neither the server nor the machine's other clients CPU.
-const REFUSAL_PAUSE: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// Calls a connection starts before it lets the other connections of its thread have a turn: deeper
 /// than a good client's pipeline (fio's usual iodepths), so only a flood ever waits for its next turn.
@@ -112,9 +105,8 @@ pub(crate) struct Connection<H: RecordHandler> {
     /// turn.
     turn_calls: usize,
     turn_bytes: usize,
-    /// Calls the RPC layer refused since `refusal_window` began.
-    refusals: u32,
-    refusal_window: Instant,
+    /// Refused calls, and the pause they earn ([`RefusalThrottle`]).
+    refusals: RefusalThrottle,
     stats: Arc<TransportStats>,
     tally: LocalTally,
     /// Bytes charged to the server-wide budget, and the highest server-wide total this connection saw.
@@ -174,8 +166,7 @@ impl<H: RecordHandler> Connection<H> {
             eof: false,
             turn_calls: 0,
             turn_bytes: 0,
-            refusals: 0,
-            refusal_window: Instant::now(),
+            refusals: RefusalThrottle::new(std::time::Instant::now()),
             stats,
             tally: LocalTally::default(),
             charged: 0,
@@ -256,9 +247,7 @@ impl<H: RecordHandler> Connection<H> {
             // Every await below lets other connections run and judge the server-wide budget: what this
             // one holds must be counted there first.
             self.settle();
-            if self.refusals > REFUSALS_PER_WINDOW {
-                self.throttle_refusals().await;
-            }
+            self.throttle_refusals().await;
             if self.turn_is_over() {
                 self.turn_calls = 0;
                 self.turn_bytes = 0;
@@ -522,7 +511,7 @@ impl<H: RecordHandler> Connection<H> {
         self.stats.backward_replies.fetch_add(1, Relaxed);
         if reply_contained(&*self.handler, &record, &self.info) == BackwardReply::Unknown {
             self.stats.unmatched_replies.fetch_add(1, Relaxed);
-            self.refusals = self.refusals.saturating_add(1);
+            self.refusals.refused();
             tracing::debug!(peer = %self.info.peer, len = record.len(), "reply matching no backward call dropped");
         }
         self.decoder.recycle(record);
@@ -558,28 +547,20 @@ impl<H: RecordHandler> Connection<H> {
         }
     }
 
-    /// A peer whose calls the RPC layer keeps refusing (bad RPC version, credentials, program,
-    /// garbage) is not a client doing work: past [`REFUSALS_PER_WINDOW`] in a window it gets one turn
-    /// per [`REFUSAL_PAUSE`]. RFC 5531 still gets its answer to each call; only the pace changes.
+    /// A peer whose calls keep being refused waits before its next turn, its sends stalled in TCP flow
+    /// control meanwhile ([`RefusalThrottle`]: past 1,000 in a second, one turn per 50 ms).
     async fn throttle_refusals(&mut self) {
-        let now = Instant::now();
-        if now.duration_since(self.refusal_window) >= REFUSAL_WINDOW {
-            self.refusal_window = now;
-            self.refusals = 0;
-            return;
-        }
+        let Some(pause) = self.refusals.pause(std::time::Instant::now) else { return };
         self.stats.refusal_throttles.fetch_add(1, Relaxed);
-        tracing::info!(peer = %self.info.peer, "throttling a connection whose calls the RPC layer refuses");
-        tokio::time::sleep(REFUSAL_PAUSE).await;
+        tracing::info!(peer = %self.info.peer, "throttling a connection whose calls are refused");
+        tokio::time::sleep(pause).await;
     }
 
     fn enqueue(&mut self, reply: Option<Reply>) {
         let Some(reply) = reply else {
             return; // Not an answerable call: nothing is owed.
         };
-        if reply.is_refused() {
-            self.refusals = self.refusals.saturating_add(1);
-        }
+        self.refusals.observe(&reply);
         self.turn_bytes += reply.len();
         match self.queue.push(reply) {
             Ok(_) => self.queued_replies += 1,

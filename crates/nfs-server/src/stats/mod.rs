@@ -258,8 +258,13 @@ impl Stats {
         let Some(tables) = self.shards.get(thread_shard()) else { return };
         let Some(p) = tables.table(call.program).get(call.program.row(call.proc)) else { return };
         p.calls.fetch_add(1, Relaxed);
-        p.bytes_in.fetch_add(call.bytes_in as u64, Relaxed);
-        p.bytes_out.fetch_add(call.bytes_out as u64, Relaxed);
+        // NFSv4 operations inside a COMPOUND carry no byte counts (the COMPOUND does): no locked add for 0.
+        if call.bytes_in != 0 {
+            p.bytes_in.fetch_add(call.bytes_in as u64, Relaxed);
+        }
+        if call.bytes_out != 0 {
+            p.bytes_out.fetch_add(call.bytes_out as u64, Relaxed);
+        }
         p.ns_total.fetch_add(call.elapsed_ns, Relaxed);
         // Plain loads first: after warm-up the extremes rarely move, and a load does not own the line.
         if call.elapsed_ns < p.ns_min.load(Relaxed) {

@@ -88,7 +88,7 @@ pub(crate) fn run(
     let tag = decoder.tag();
     let minor = decoder.minorversion();
     let declared = decoder.declared_ops();
-    let mut results = Results::new();
+    let mut results = Results::new(tag);
     if !(1..=2).contains(&minor) {
         // RFC 8881 §16.2.3: the status alone, no results.
         return done(results, NfsErr4::MinorVersMismatch, xid, tag);
@@ -117,11 +117,12 @@ pub(crate) fn run(
         return finish(&mut cx, results, None, xid, tag);
     };
     let mut guard = None;
+    // An operation's time runs from the end of the one before: one clock read per operation.
+    let mut started = Instant::now();
     if first.op() == OpNum4::Sequence {
-        let started = Instant::now();
         let begun = ops::sequence::begin(&mut cx, first, record_len, &mut results);
         let status = if matches!(begun, ops::sequence::Begun::Replay(_)) { NfsStat4::Ok } else { results.status() };
-        record_op(server, OpNum4::Sequence, status, started);
+        started = record_op(server, OpNum4::Sequence, status, started);
         match begun {
             ops::sequence::Begun::Replay(cached) => {
                 return match replay(xid, &cached) {
@@ -150,7 +151,9 @@ pub(crate) fn run(
     let start = usize::from(guard.is_some());
     for (index, op) in ops.iter().enumerate().skip(start) {
         cx.index = index as u32;
-        if !execute(&mut cx, op, &mut results, tag) {
+        let ok;
+        (ok, started) = execute(&mut cx, op, &mut results, tag, started);
+        if !ok {
             return finish(&mut cx, results, guard, xid, tag);
         }
     }
@@ -160,16 +163,14 @@ pub(crate) fn run(
     finish(&mut cx, results, guard, xid, tag)
 }
 
-/// Runs one operation and appends its result; false when the COMPOUND stops here.
-fn execute(cx: &mut Cx<'_>, op: &NfsArgOp<'_>, results: &mut Results, tag: &[u8]) -> bool {
-    let max_response = cx
-        .session
-        .and_then(|s| cx.svc.session_fore(&s.sessionid))
-        .map_or(cx.svc.max_response as usize, |fore| fore.maxresponsesize as usize);
+/// Runs one operation, begun at `started`, and appends its result; false when the COMPOUND stops here.
+/// Also returns when it ended.
+fn execute(cx: &mut Cx<'_>, op: &NfsArgOp<'_>, results: &mut Results, tag: &[u8], started: Instant) -> (bool, Instant) {
+    // The session's ca_maxresponsesize once SEQUENCE ran, the server's before (`sequence.rs`).
+    let max_response = cx.max_response;
     let cache_limit = cx.session.and_then(|s| s.cache_limit).map(|l| l as usize);
     let mark = results.mark();
     cx.room = max_response.saturating_sub(results.reply_len(tag) + 8);
-    let started = Instant::now();
     if let Err(e) = ops::execute(cx, op, results) {
         results.rollback(mark);
         results.put(&NfsResOp::error(op.op(), e));
@@ -192,13 +193,14 @@ fn execute(cx: &mut Cx<'_>, op: &NfsArgOp<'_>, results: &mut Results, tag: &[u8]
         results.put(&NfsResOp::error(op.op(), e));
     }
     let status = results.status();
-    record_op(cx.server, op.op(), status, started);
-    status.is_ok()
+    let ended = record_op(cx.server, op.op(), status, started);
+    (status.is_ok(), ended)
 }
 
-/// Counts one operation in the per-operation statistics.
-fn record_op(server: &Server, op: OpNum4, status: NfsStat4, started: Instant) {
-    let elapsed_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+/// Counts one operation, begun at `started`, in the per-operation statistics; returns the time it ended.
+fn record_op(server: &Server, op: OpNum4, status: NfsStat4, started: Instant) -> Instant {
+    let ended = Instant::now();
+    let elapsed_ns = u64::try_from(ended.saturating_duration_since(started).as_nanos()).unwrap_or(u64::MAX);
     server.stats.record(CallRecord {
         program: Program::Nfs4Op,
         proc: op.as_u32(),
@@ -207,6 +209,7 @@ fn record_op(server: &Server, op: OpNum4, status: NfsStat4, started: Instant) {
         bytes_out: 0,
         elapsed_ns,
     });
+    ended
 }
 
 /// The result for an operation that did not decode.

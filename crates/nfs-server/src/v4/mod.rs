@@ -50,7 +50,7 @@ use crate::rpc::{success_writer, Outcome};
 use crate::{ConfigError, ConnectionInfo, Reply, Server};
 pub use config::Nfs4Config;
 use pseudo::PseudoFs;
-use state::{ChannelAttrs, ReclaimFile, SessionId, V4State};
+use state::{ReclaimFile, SessionId, V4State};
 
 pub(crate) use callback::Callbacks;
 
@@ -68,11 +68,10 @@ pub(crate) struct V4Service {
     /// `server_owner4.so_major_id` and `eir_server_scope` (RFC 8881 §2.5): the same on every address of
     /// this server, and after a restart with the same state directory.
     pub(crate) server_owner: Vec<u8>,
-    /// What each session was made with: the fore channel granted (ca_maxrequestsize,
-    /// ca_maxresponsesize, ca_maxoperations, for SEQUENCE's checks) and the minor version of its
-    /// CREATE_SESSION (its callbacks' CB_COMPOUNDs carry it). Entries of sessions gone are purged by
-    /// housekeeping.
-    sessions: Mutex<HashMap<SessionId, SessionFacts>>,
+    /// The minor version of each session's CREATE_SESSION (its callbacks' CB_COMPOUNDs carry it). Entries
+    /// of sessions gone are purged by housekeeping. Off the hot path: SEQUENCE's checks use the fore
+    /// channel the state machine keeps with the session.
+    session_minors: Mutex<HashMap<SessionId, u32>>,
     /// Where the clients that may reclaim after a restart are recorded (`dir:` exports).
     reclaim: Option<ReclaimFile>,
     pub(crate) callbacks: Callbacks,
@@ -83,13 +82,6 @@ pub(crate) struct V4Service {
     /// The `lease_time` attribute.
     pub(crate) lease_seconds: u32,
     next_housekeeping: Mutex<Instant>,
-}
-
-/// What a session was created with, beside what the state machine keeps.
-#[derive(Debug, Clone, Copy)]
-struct SessionFacts {
-    fore: ChannelAttrs,
-    minor: u32,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -125,7 +117,7 @@ impl V4Service {
             pseudo: PseudoFs::build(exports, codec, started),
             state: Mutex::new(V4State::new(state_config, epoch, now, reclaimable)),
             server_owner: owner.into_bytes(),
-            sessions: Mutex::new(HashMap::new()),
+            session_minors: Mutex::new(HashMap::new()),
             reclaim,
             callbacks: Callbacks::new(config.lease),
             max_ops: config.fore_channel.max_operations,
@@ -139,21 +131,17 @@ impl V4Service {
         lock(&self.state)
     }
 
-    pub(crate) fn remember_session(&self, id: SessionId, fore: ChannelAttrs, minor: u32) {
-        lock(&self.sessions).insert(id, SessionFacts { fore, minor });
+    pub(crate) fn remember_session(&self, id: SessionId, minor: u32) {
+        lock(&self.session_minors).insert(id, minor);
     }
 
     pub(crate) fn forget_session(&self, id: &SessionId) {
-        lock(&self.sessions).remove(id);
-    }
-
-    pub(crate) fn session_fore(&self, id: &SessionId) -> Option<ChannelAttrs> {
-        lock(&self.sessions).get(id).map(|s| s.fore)
+        lock(&self.session_minors).remove(id);
     }
 
     /// The minor version `id` was created under (1 for a session not known).
     pub(crate) fn session_minor(&self, id: &SessionId) -> u32 {
-        lock(&self.sessions).get(id).map_or(1, |s| s.minor)
+        lock(&self.session_minors).get(id).copied().unwrap_or(1)
     }
 
     /// Writes the reclaim record if it changed: before the reply that changed it goes out (RFC 8881
@@ -181,7 +169,7 @@ impl V4Service {
         }
         self.callbacks.expire(self, now);
         let state = self.state();
-        lock(&self.sessions).retain(|id, _| state.backchannel(id).is_some());
+        lock(&self.session_minors).retain(|id, _| state.backchannel(id).is_some());
         drop(state);
         self.save_reclaim_record(now);
     }

@@ -19,9 +19,11 @@ use crate::Reply;
 /// The array so far.
 #[derive(Debug, Default)]
 pub(crate) struct Results {
-    /// The encoded results, payload data cut out.
+    /// `base` bytes kept for the RPC header and the head of `COMPOUND4res` (written when the reply is
+    /// made, so the reply is this buffer: no second copy), then the encoded results, payload data cut out.
     body: Vec<u8>,
-    /// (offset in `body` where the data goes, data).
+    base: usize,
+    /// (offset in the results where the data goes, data).
     payloads: Vec<(usize, Vec<u8>)>,
     count: u32,
     last: Option<NfsStat4>,
@@ -48,10 +50,28 @@ impl Mark {
     }
 }
 
+/// The RPC header of an accepted, successful reply under `xid` with an AUTH_NONE verifier (RFC 5531 §9:
+/// xid, REPLY, MSG_ACCEPTED, the verifier's flavor and length, SUCCESS), as [`success_writer`] writes it.
+fn success_header(xid: u32) -> [u8; SUCCESS_HEADER_LEN] {
+    let mut out = [0u8; SUCCESS_HEADER_LEN];
+    out[..4].copy_from_slice(&xid.to_be_bytes());
+    out[4..8].copy_from_slice(&1u32.to_be_bytes());
+    out
+}
+
 impl Results {
-    /// An empty array, with room for the results of a typical COMPOUND.
-    pub(crate) fn new() -> Self {
-        Results { body: Vec::with_capacity(512), ..Results::default() }
+    /// An empty array for a COMPOUND tagged `tag`, with room for the reply's headers and the results of a
+    /// typical COMPOUND.
+    pub(crate) fn new(tag: &[u8]) -> Self {
+        let base = SUCCESS_HEADER_LEN + head_len(tag);
+        let mut body = Vec::with_capacity(base + 256);
+        body.resize(base, 0);
+        Results { body, base, ..Results::default() }
+    }
+
+    /// The encoded results (no headers).
+    fn results(&self) -> &[u8] {
+        &self.body[self.base..]
     }
 
     /// Appends the success of an operation whose result is its status alone (PUTFH, LOOKUP, ...),
@@ -88,7 +108,7 @@ impl Results {
         self.body.extend_from_slice(&NfsStat4::Ok.as_u32().to_be_bytes());
         self.body.extend_from_slice(head);
         self.body.extend_from_slice(&(data.len() as u32).to_be_bytes());
-        self.payloads.push((self.body.len(), data));
+        self.payloads.push((self.body.len() - self.base, data));
         self.count += 1;
         self.last = Some(NfsStat4::Ok);
     }
@@ -111,7 +131,7 @@ impl Results {
 
     /// A COMPOUND answered with a status and no results (NFS4ERR_MINOR_VERS_MISMATCH, RFC 8881 §16.2.3).
     pub(crate) fn set_status_only(&mut self, status: NfsErr4) {
-        self.body.clear();
+        self.body.truncate(self.base);
         self.payloads.clear();
         self.count = 0;
         self.last = Some(status.status());
@@ -125,13 +145,13 @@ impl Results {
     /// The whole reply's size on the wire with tag `tag`, RPC header included.
     pub(crate) fn reply_len(&self, tag: &[u8]) -> usize {
         let data: usize = self.payloads.iter().map(|(_, d)| d.len() + xdr::padding(d.len())).sum();
-        SUCCESS_HEADER_LEN + head_len(tag) + self.body.len() + data
+        SUCCESS_HEADER_LEN + head_len(tag) + self.results().len() + data
     }
 
     /// The size of [`Results::cached`]'s form.
     pub(crate) fn cached_len(&self, tag: &[u8]) -> usize {
         let data: usize = self.payloads.iter().map(|(_, d)| d.len()).sum();
-        4 + 8 * self.payloads.len() + head_len(tag) + self.body.len() + data
+        4 + 8 * self.payloads.len() + head_len(tag) + self.results().len() + data
     }
 
     fn head(&self, tag: &[u8]) -> Vec<u8> {
@@ -143,26 +163,44 @@ impl Results {
     }
 
     /// The reply to send under `xid`.
+    #[cfg(test)]
     pub(crate) fn reply(&self, xid: u32, tag: &[u8]) -> Reply {
-        let mut w = success_writer(xid, head_len(tag) + self.body.len());
-        w.put_u32(self.status().as_u32());
-        w.put_opaque(tag);
-        w.put_u32(self.count);
-        w.put_raw(&self.body);
-        let head = head_len(tag);
+        let mut w = success_writer(xid, head_len(tag) + self.results().len());
+        w.put_raw(&self.head(tag));
+        w.put_raw(self.results());
         let mut reply = Reply::from_inline(w.into_vec());
-        let base = SUCCESS_HEADER_LEN + head;
+        let base = SUCCESS_HEADER_LEN + head_len(tag);
         for (at, data) in &self.payloads {
             reply.push_payload(base + at, data.clone());
         }
         reply
     }
 
-    /// The reply to send under `xid`, taking the payloads (no copy of READ data).
+    /// The reply to send under `xid`, taking the buffer and the payloads (no copy of the results or of
+    /// READ data): the headers go into the room [`Results::new`] kept.
     pub(crate) fn into_reply(mut self, xid: u32, tag: &[u8]) -> Reply {
-        let payloads = std::mem::take(&mut self.payloads);
-        let mut reply = self.reply(xid, tag);
         let base = SUCCESS_HEADER_LEN + head_len(tag);
+        let payloads = std::mem::take(&mut self.payloads);
+        let mut inline = if self.base == base {
+            std::mem::take(&mut self.body)
+        } else {
+            // Made without room for this tag (Results::default): the headers go in front.
+            let mut inline = Vec::with_capacity(base + self.results().len());
+            inline.resize(base, 0);
+            inline.extend_from_slice(self.results());
+            inline
+        };
+        inline[..SUCCESS_HEADER_LEN].copy_from_slice(&success_header(xid));
+        // COMPOUND4res's head: status, tag (length, bytes, zero padding), the count.
+        let status = self.status().as_u32().to_be_bytes();
+        let (tag_len, count) = ((tag.len() as u32).to_be_bytes(), self.count.to_be_bytes());
+        let tag_at = SUCCESS_HEADER_LEN + 8;
+        inline[SUCCESS_HEADER_LEN..SUCCESS_HEADER_LEN + 4].copy_from_slice(&status);
+        inline[SUCCESS_HEADER_LEN + 4..tag_at].copy_from_slice(&tag_len);
+        inline[tag_at..tag_at + tag.len()].copy_from_slice(tag);
+        inline[tag_at + tag.len()..base - 4].fill(0);
+        inline[base - 4..base].copy_from_slice(&count);
+        let mut reply = Reply::from_inline(inline);
         for (at, data) in payloads {
             reply.push_payload(base + at, data);
         }
@@ -179,7 +217,7 @@ impl Results {
             out.extend_from_slice(&(data.len() as u32).to_be_bytes());
         }
         out.extend_from_slice(&head);
-        out.extend_from_slice(&self.body);
+        out.extend_from_slice(self.results());
         for (_, data) in &self.payloads {
             out.extend_from_slice(data);
         }
@@ -263,5 +301,26 @@ mod tests {
         assert!(replay(1, &[]).is_none());
         assert!(replay(1, &[0, 0, 0, 9, 0, 0]).is_none());
         assert!(replay(1, &[0, 0, 0, 1, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]).is_none());
+    }
+
+    #[test]
+    fn the_success_header_is_the_rpc_layers() {
+        assert_eq!(success_header(0x0102_0304).to_vec(), success_writer(0x0102_0304, 0).into_vec());
+    }
+
+    #[test]
+    fn a_reply_made_in_place_is_the_reply_made_apart_for_any_tag() {
+        for tag in [&b""[..], b"a", b"abcd", b"tag-of-seven"] {
+            for mut results in [Results::new(tag), Results::default(), Results::new(b"other tag")] {
+                results.put(&NfsResOp::Putrootfh(Nfs4Result::Ok(Void)));
+                read_like(&mut results, b"hello");
+                results.put(&NfsResOp::error(OpNum4::Lookup, NfsErr4::NoEnt));
+                let apart = results.reply(9, tag);
+                let ats = |r: &Reply| r.payloads().iter().map(|p| (p.at, p.data.clone())).collect::<Vec<_>>();
+                let expected = (apart.to_vec(), ats(&apart));
+                let in_place = results.into_reply(9, tag);
+                assert_eq!((in_place.to_vec(), ats(&in_place)), expected, "tag {tag:?}");
+            }
+        }
     }
 }

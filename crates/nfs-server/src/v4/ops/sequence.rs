@@ -10,7 +10,7 @@ use nfs4_proto::{NfsArgOp, NfsErr4, NfsResOp, OpNum4, SequenceResOk};
 use crate::v4::context::{wire_session, Cx};
 use crate::v4::errors::from_state;
 use crate::v4::results::Results;
-use crate::v4::state::{SequenceArgs, SequenceOk, Sequenced, SessionId};
+use crate::v4::state::{ForeLimit, SequenceArgs, SequenceOk, Sequenced, SessionId};
 
 /// How the COMPOUND goes on after its SEQUENCE.
 pub(crate) enum Begun {
@@ -28,37 +28,33 @@ pub(crate) fn begin(cx: &mut Cx<'_>, op: &NfsArgOp<'_>, record_len: usize, out: 
         out.put(&NfsResOp::error(op.op(), NfsErr4::ServerFault));
         return Begun::Failed;
     };
-    let sessionid = SessionId(args.sessionid.0);
-    // RFC 8881 §2.10.6.4 (and knfsd): refused before the slot is touched, so the slot stays as it was.
-    let fore = cx.svc.session_fore(&sessionid);
-    let refused = match fore {
-        Some(f) if cx.declared > f.maxoperations => Some(NfsErr4::TooManyOps),
-        Some(f) if record_len > f.maxrequestsize as usize => Some(NfsErr4::ReqTooBig),
-        _ => None,
-    };
-    if let Some(e) = refused {
-        out.put(&NfsResOp::error(OpNum4::Sequence, e));
-        return Begun::Failed;
-    }
     let request = SequenceArgs {
-        sessionid,
+        sessionid: SessionId(args.sessionid.0),
         sequenceid: args.sequenceid,
         slotid: args.slotid,
         highest_slotid: args.highest_slotid,
         cachethis: args.cachethis,
+        ops: cx.declared,
+        request_len: record_len,
     };
     let ok = match cx.state().sequence(&request, cx.conn.id, cx.now) {
         Ok(Sequenced::Execute(ok)) => ok,
         Ok(Sequenced::Replay(cached)) => return Begun::Replay(cached),
+        Ok(Sequenced::Refused(limit)) => {
+            let e = match limit {
+                ForeLimit::TooManyOps => NfsErr4::TooManyOps,
+                ForeLimit::ReqTooBig => NfsErr4::ReqTooBig,
+            };
+            out.put(&NfsResOp::error(OpNum4::Sequence, e));
+            return Begun::Failed;
+        }
         Err(e) => {
             out.put(&NfsResOp::error(OpNum4::Sequence, from_state(&e)));
             return Begun::Failed;
         }
     };
     cx.session = Some(ok);
-    if let Some(f) = fore {
-        cx.max_response = f.maxresponsesize as usize;
-    }
+    cx.max_response = ok.max_response as usize;
     out.put_sequence(&SequenceResOk {
         sessionid: wire_session(&ok.sessionid),
         sequenceid: ok.sequenceid,

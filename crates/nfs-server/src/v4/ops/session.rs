@@ -116,7 +116,7 @@ pub(crate) fn create_session(cx: &mut Cx<'_>, args: &CreateSessionArgs<'_>, out:
     };
     let grant = cx.state().create_session(&request, cx.now).map_err(|e| from_state(&e))?;
     cx.changes_clients = true;
-    cx.svc.remember_session(grant.sessionid, grant.fore, cx.minor);
+    cx.svc.remember_session(grant.sessionid, cx.minor);
     if grant.flags & state::CREATE_SESSION4_FLAG_CONN_BACK_CHAN != 0 {
         cx.svc.callbacks.schedule_probe(grant.sessionid);
     }

@@ -74,5 +74,5 @@ pub use lock::{LockArgs, Locker};
 pub use machine::{Totals, V4State};
 pub use open::{OpenArgs, OpenClaim, OpenOk};
 pub use reclaim_file::{ReclaimFile, ReclaimFileError, RECLAIM_FILE};
-pub use session::{SequenceArgs, SequenceOk, Sequenced};
+pub use session::{ForeLimit, SequenceArgs, SequenceOk, Sequenced};
 pub use types::*;

@@ -6,7 +6,7 @@
 //! [`V4State::sequence`] first, runs the COMPOUND, then [`V4State::sequence_done`] with the reply body:
 //! every `Execute` must be finished, or the slot stays busy (NFS4ERR_DELAY) for good.
 //!
-//! Hot path: `sequence` is a session lookup, a client lookup and a slot index — O(1).
+//! Hot path: `sequence` is one session lookup, one client lookup and a slot index — O(1).
 
 use std::time::Instant;
 
@@ -63,6 +63,10 @@ pub struct SequenceArgs {
     pub slotid: u32,
     pub highest_slotid: u32,
     pub cachethis: bool,
+    /// Operations the COMPOUND declares (checked against ca_maxoperations).
+    pub ops: u32,
+    /// The whole call record's size in bytes (checked against ca_maxrequestsize).
+    pub request_len: usize,
 }
 
 /// SEQUENCE's result for a new request.
@@ -82,6 +86,8 @@ pub struct SequenceOk {
     /// With sa_cachethis: the largest reply body the slot can cache (ca_maxresponsesize_cached); an
     /// operation whose result would pass it gets NFS4ERR_REP_TOO_BIG_TO_CACHE (RFC 8881 §2.10.6.1.3).
     pub cache_limit: Option<u32>,
+    /// The session's ca_maxresponsesize: no reply of this COMPOUND may be larger (RFC 8881 §2.10.6.4).
+    pub max_response: u32,
 }
 
 /// What SEQUENCE tells the dispatch to do.
@@ -91,6 +97,18 @@ pub enum Sequenced {
     Execute(SequenceOk),
     /// A retry of the slot's last request: send this cached COMPOUND reply body again.
     Replay(Vec<u8>),
+    /// The COMPOUND passes one of the session's fore-channel limits: SEQUENCE fails with it and the slot
+    /// was not looked at.
+    Refused(ForeLimit),
+}
+
+/// A fore-channel limit a COMPOUND passed (RFC 8881 §2.10.6.4, reported in SEQUENCE's result).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForeLimit {
+    /// More operations than ca_maxoperations: NFS4ERR_TOO_MANY_OPS.
+    TooManyOps,
+    /// A request larger than ca_maxrequestsize: NFS4ERR_REQ_TOO_BIG.
+    ReqTooBig,
 }
 
 impl V4State {
@@ -98,14 +116,23 @@ impl V4State {
     /// it is not bound yet (§2.10.3.1: implicit with SP4_NONE). A client whose lease has run out is expired
     /// here and gets NFS4ERR_BADSESSION, as if `tick` had already removed it.
     pub fn sequence(&mut self, args: &SequenceArgs, conn: ConnectionId, now: Instant) -> Result<Sequenced, StateError> {
-        let client_id = self.sessions.get(&args.sessionid).ok_or(StateError::BadSession)?.client;
-        let lapsed = self.clients.get(&client_id).is_none_or(|c| self.lapsed(c, now));
-        if lapsed {
+        // One lookup of the session and one of its client (fields borrowed apart): this runs for every
+        // COMPOUND.
+        let (lease, max_conns) = (self.config.lease, self.config.limits.max_connections_per_session);
+        let session = self.sessions.get_mut(&args.sessionid).ok_or(StateError::BadSession)?;
+        // RFC 8881 §2.10.6.4 (and knfsd): refused before the slot is looked at, so it stays as it was.
+        if args.ops > session.fore.maxoperations {
+            return Ok(Sequenced::Refused(ForeLimit::TooManyOps));
+        }
+        if args.request_len > session.fore.maxrequestsize as usize {
+            return Ok(Sequenced::Refused(ForeLimit::ReqTooBig));
+        }
+        let client_id = session.client;
+        let client = self.clients.get_mut(&client_id).filter(|c| now.saturating_duration_since(c.renewed) <= lease);
+        let Some(client) = client else {
             self.expire_client(client_id, "lease expired before SEQUENCE");
             return Err(StateError::BadSession);
-        }
-        let max_conns = self.config.limits.max_connections_per_session;
-        let session = self.sessions.get_mut(&args.sessionid).ok_or(StateError::BadSession)?;
+        };
         let slot = session.slots.get_mut(args.slotid as usize).ok_or(StateError::BadSlot)?;
         if slot.in_use {
             // RFC 8881 §2.10.6.1: a retry of a request still executing waits; anything else is out of order.
@@ -119,7 +146,7 @@ impl V4State {
                 SlotReply::Never => Err(StateError::SeqMisordered),
             };
             if replay.is_ok() {
-                self.renew(client_id, now);
+                client.renewed = client.renewed.max(now);
             }
             return replay;
         }
@@ -127,17 +154,18 @@ impl V4State {
             return Err(StateError::SeqMisordered);
         }
         *slot = Slot { seqid: args.sequenceid, in_use: true, cachethis: args.cachethis, reply: SlotReply::Never };
+        // The renewal (RFC 8881 §8.3), and the mark of a record in use (`admission.rs`).
+        client.renewed = client.renewed.max(now);
+        client.sequenced = true;
         let highest_slotid = u32::try_from(session.slots.len() - 1).unwrap_or(u32::MAX);
         let cache_limit = args.cachethis.then_some(session.fore.maxresponsesize_cached);
+        let max_response = session.fore.maxresponsesize;
+        let backchannel_usable = session.backchannel_usable();
         if !session.conns.iter().any(|(c, _)| *c == conn) && session.conns.len() < max_conns {
             session.conns.push((conn, BoundDir::Fore));
             self.conns.entry(conn).or_default().insert(args.sessionid);
         }
-        if let Some(client) = self.clients.get_mut(&client_id) {
-            // The renewal (RFC 8881 §8.3), and the mark of a record in use (`admission.rs`).
-            client.renewed = client.renewed.max(now);
-            client.sequenced = true;
-        }
+        let status_flags = if backchannel_usable { 0 } else { self.status_flags(&args.sessionid) };
         Ok(Sequenced::Execute(SequenceOk {
             clientid: client_id,
             sessionid: args.sessionid,
@@ -145,8 +173,9 @@ impl V4State {
             slotid: args.slotid,
             highest_slotid,
             target_highest_slotid: highest_slotid,
-            status_flags: self.status_flags(&args.sessionid),
+            status_flags,
             cache_limit,
+            max_response,
         }))
     }
 

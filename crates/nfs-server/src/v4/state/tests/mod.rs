@@ -99,7 +99,15 @@ fn sequence(
     seqid: u32,
     now: Instant,
 ) -> Result<Sequenced, StateError> {
-    let args = SequenceArgs { sessionid: session, sequenceid: seqid, slotid: slot, highest_slotid: 7, cachethis: true };
+    let args = SequenceArgs {
+        sessionid: session,
+        sequenceid: seqid,
+        slotid: slot,
+        highest_slotid: 7,
+        cachethis: true,
+        ops: 2,
+        request_len: 200,
+    };
     st.sequence(&args, conn(1), now)
 }
 

@@ -37,7 +37,15 @@ fn a_retry_of_a_reply_that_was_not_cached_is_refused() {
     let now = Instant::now();
     let mut st = new_state(now);
     let (_, session) = mount(&mut st, b"host-a", now);
-    let args = SequenceArgs { sessionid: session, sequenceid: 1, slotid: 0, highest_slotid: 0, cachethis: false };
+    let args = SequenceArgs {
+        sessionid: session,
+        sequenceid: 1,
+        slotid: 0,
+        highest_slotid: 0,
+        cachethis: false,
+        ops: 2,
+        request_len: 200,
+    };
     let ok = execute(st.sequence(&args, conn(1), now));
     assert_eq!(ok.cache_limit, None);
     st.sequence_done(&session, 0, b"not kept").expect("done");
@@ -146,7 +154,15 @@ fn sequence_binds_a_new_connection_to_the_fore_channel_within_the_cap() {
     config.limits.max_connections_per_session = 2;
     let mut st = V4State::new(config, 7, now, None);
     let (_, session) = mount(&mut st, b"host-a", now);
-    let args = SequenceArgs { sessionid: session, sequenceid: 1, slotid: 0, highest_slotid: 0, cachethis: false };
+    let args = SequenceArgs {
+        sessionid: session,
+        sequenceid: 1,
+        slotid: 0,
+        highest_slotid: 0,
+        cachethis: false,
+        ops: 2,
+        request_len: 200,
+    };
     execute(st.sequence(&args, conn(500), now));
     let back = st.bind_conn_to_session(&session, conn(501), ChannelDir::Back, now);
     assert!(matches!(back, Err(StateError::Resource(_))), "{back:?}");
@@ -167,4 +183,26 @@ fn backchannel_ctl_changes_program_and_security() {
     let info = st.backchannel(&session).expect("session");
     assert_eq!((info.backchannel.program, info.backchannel.security), (7, CallbackSecurity::None));
     assert_eq!(st.backchannel_ctl(&session, 7, &[CallbackSecurity::Other(6)]), Err(StateError::EncrAlgUnsupp));
+}
+
+#[test]
+fn a_compound_past_the_fore_channel_limits_is_refused_before_its_slot_is_looked_at() {
+    let now = Instant::now();
+    let mut st = new_state(now);
+    let (_, session) = mount(&mut st, b"host-a", now);
+    let args = |ops, request_len| SequenceArgs {
+        sessionid: session,
+        sequenceid: 1,
+        slotid: 0,
+        highest_slotid: 0,
+        cachethis: false,
+        ops,
+        request_len,
+    };
+    // fore_attrs(): 16 operations, 1 MiB requests.
+    assert_eq!(st.sequence(&args(17, 200), conn(1), now), Ok(Sequenced::Refused(ForeLimit::TooManyOps)));
+    assert_eq!(st.sequence(&args(2, (1 << 20) + 1), conn(1), now), Ok(Sequenced::Refused(ForeLimit::ReqTooBig)));
+    // The slot still expects sequence id 1.
+    let ok = execute(st.sequence(&args(16, 1 << 20), conn(1), now));
+    assert_eq!((ok.sequenceid, ok.max_response), (1, fore_attrs().maxresponsesize));
 }

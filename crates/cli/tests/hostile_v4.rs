@@ -6,13 +6,13 @@
 //! - checks the answers to each misuse one by one: the right `nfsstat4` at the right operation index, or
 //!   GARBAGE_ARGS, or the connection dropped (`hostile::v4::checks`);
 //! - runs the flood or storm beside the good clients, which must keep 0.8× their IOPS and their p99
-//!   within 3× of their undisturbed figures (measured once more before a failure counts), while new
-//!   clients still mount over v3 and over v4.1; every answer the attack got must be right;
+//!   within 3× of their undisturbed figures (measured once more before a failure counts; the slot
+//!   hammer's against their figures beside the same hammer from one connection, see its case), while
+//!   new clients still mount over v3 and over v4.1; every answer the attack got must be right;
 //! - bounds the server's resident memory (sampled every 100 ms) by what its caps allow.
 //!
 //! The cases that judge figures run in release builds only (`make hostile`); the checks alone run in any
-//! build. Cases run one at a time whatever `--test-threads` says. A case marked `ignore = "server bug:
-//! …"` asserts the behaviour the RFC requires and the server does not have yet (docs/security.md).
+//! build. Cases run one at a time whatever `--test-threads` says.
 
 mod cli_support;
 mod hostile_support;
@@ -24,7 +24,8 @@ use std::time::Duration;
 use hostile::v4::checks::{backchannel, compound, sessions, stateids};
 use hostile::v4::{Outcome, V4Attack};
 use hostile_v4_support::{
-    assert_all_pass, assert_answers_right, judged_beside, judged_beside_after, one_at_a_time, Server,
+    assert_all_pass, assert_answers_right, judged_beside, judged_beside_after, judged_beside_control, one_at_a_time,
+    Server,
 };
 use nfs4_proto::{NfsErr4, NfsStat4, OpNum4};
 
@@ -107,8 +108,21 @@ fn one_slot_hammered_from_many_connections_starves_no_one() {
     let _one = one_at_a_time();
     let mut server = Server::start("slot-hammer", EXPORT, "");
     let mut good = server.good_v4();
-    let run =
-        judged_beside(&server, &mut good, &[(V4Attack::SlotHammer { connections: 2 }, busy(2))], "v4-slot-hammer");
+    // Judged against the same hammer from one connection, measured right before: the same session and
+    // slot, the same calls (retries, sequence ids ahead, half cached) at the same 2,000 a second, only
+    // without the race. Against undisturbed figures the case judged the machine: on the loaded 2-core
+    // VM a client waking 2,000 times a second costs the v3 good client (~90,000 IOPS undisturbed,
+    // CPU-bound with the server) 10-30% whatever the server does — 0.69-0.89x beside the two-connection
+    // hammer, and 62,000-80,000 IOPS beside the one-connection one (2026-11-27). What the case is about
+    // is the race: two connections contending for one slot must cost the others no more than one
+    // connection using it (measured 0.97-1.03x, v4.1 1.00-1.14x), so a race the server answered by
+    // blocking a thread, spinning, or re-copying the slot's cache for every loser still fails the
+    // suite's bounds. The pace's own cost is judged against undisturbed figures by the cases at the same
+    // pace (malformed COMPOUNDs, forged stateids) and, at full speed, by the one-connection hammer of
+    // `full_speed_floods_of_failing_compounds_are_throttled_like_refused_calls`.
+    let control = [(V4Attack::SlotHammer { connections: 1 }, busy(1))];
+    let attack = [(V4Attack::SlotHammer { connections: 2 }, busy(2))];
+    let run = judged_beside_control(&server, &mut good, &control, &attack, "v4-slot-hammer");
     assert_answers_right(&run);
     let report = run.report("v4-slot-hammer");
     // The race happened: some SEQUENCEs executed, some found the slot taken or moved on.

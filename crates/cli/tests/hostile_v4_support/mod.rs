@@ -109,9 +109,12 @@ pub struct Pair {
 
 /// What the good clients saw beside an attack, and what the attack did.
 pub struct Beside {
+    /// The good clients' reference figures: undisturbed, or beside a control load ([`beside_control`]).
     pub undisturbed: Pair,
     pub attacked: Pair,
     pub reports: Vec<V4Report>,
+    /// What the control load did, when the reference figures were measured beside one.
+    pub control: Vec<V4Report>,
     pub mount_v3: Result<(), String>,
     pub mount_v4: Result<(), String>,
     /// The server's resident memory before the attack, and its largest sample during it.
@@ -126,12 +129,14 @@ impl Beside {
             "server RSS {} → {} MiB; {}",
             self.rss_before >> 20,
             self.rss_peak >> 20,
-            self.reports.iter().map(summary).collect::<Vec<_>>().join("; ")
+            self.reports.iter().chain(&self.control).map(summary).collect::<Vec<_>>().join("; ")
         );
-        judge(&format!("{case} (v3)"), self.undisturbed.v3, self.attacked.v3, &self.mount_v3, &what)?;
+        // The reference figures are "undisturbed" in what is printed, or beside the control load.
+        let against = if self.control.is_empty() { "" } else { ", reference beside the control load" };
+        judge(&format!("{case} (v3{against})"), self.undisturbed.v3, self.attacked.v3, &self.mount_v3, &what)?;
         let (u, a) = (self.undisturbed.v4, self.attacked.v4);
         eprintln!(
-            "{case} (v4.1): undisturbed {:.0} IOPS p99 {:.0} µs; \
+            "{case} (v4.1{against}): undisturbed {:.0} IOPS p99 {:.0} µs; \
              under attack {:.0} IOPS ({:.2}×) p99 {:.0} µs ({:.2}×)",
             u.iops,
             u.p99_us,
@@ -185,41 +190,89 @@ pub fn beside(server: &Server, good_v4: &mut GoodV4, attacks: &[Paced], ramp: Du
         v3: good_client(server.addr.port()),
         v4: good_v4.measure(GOOD_V4_SECONDS).expect("the v4 good client, undisturbed"),
     };
-    let stop = AtomicBool::new(false);
-    let sampling = AtomicBool::new(true);
-    let peak = AtomicU64::new(0);
-    let target = server.target();
-    let rss_before = server.rss();
-    std::thread::scope(|scope| {
-        let sampler = scope.spawn(|| {
-            while sampling.load(Ordering::Relaxed) {
-                peak.fetch_max(server.rss(), Ordering::Relaxed);
-                std::thread::sleep(Duration::from_millis(100));
+    Loaded::measure(server, good_v4, attacks, ramp).against(undisturbed, Vec::new())
+}
+
+/// As [`beside`], with the good clients' reference figures measured beside `control` — a load of the
+/// attack's pace and shape without the one thing the case is about — right before the attack, so the
+/// judgement is of what that one thing costs the others, not of what any client at that pace costs a
+/// loaded machine.
+pub fn beside_control(
+    server: &Server,
+    good_v4: &mut GoodV4,
+    control: &[Paced],
+    attacks: &[Paced],
+    ramp: Duration,
+) -> Beside {
+    let baseline = Loaded::measure(server, good_v4, control, ramp);
+    let control_ok = baseline.mount_v3.clone().and(baseline.mount_v4.clone());
+    control_ok.unwrap_or_else(|why| panic!("a new client could not mount beside the control load: {why}"));
+    Loaded::measure(server, good_v4, attacks, ramp).against(baseline.pair, baseline.reports)
+}
+
+/// The good clients' figures while a load runs, and what the load and new clients saw meanwhile.
+struct Loaded {
+    pair: Pair,
+    reports: Vec<V4Report>,
+    mount_v3: Result<(), String>,
+    mount_v4: Result<(), String>,
+    rss_before: u64,
+    rss_peak: u64,
+}
+
+impl Loaded {
+    /// Both good clients measured while `load` runs (after `ramp`), new clients mounting, the server's
+    /// memory sampled every 100 ms.
+    fn measure(server: &Server, good_v4: &mut GoodV4, load: &[Paced], ramp: Duration) -> Loaded {
+        let stop = AtomicBool::new(false);
+        let sampling = AtomicBool::new(true);
+        let peak = AtomicU64::new(0);
+        let target = server.target();
+        let rss_before = server.rss();
+        std::thread::scope(|scope| {
+            let sampler = scope.spawn(|| {
+                while sampling.load(Ordering::Relaxed) {
+                    peak.fetch_max(server.rss(), Ordering::Relaxed);
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            });
+            let attackers: Vec<_> =
+                load.iter().map(|(a, pace)| scope.spawn(|| a.run_paced(&target, &stop, *pace))).collect();
+            std::thread::sleep(ramp);
+            let v3 = good_client(server.addr.port());
+            let v4 = good_v4.measure(GOOD_V4_SECONDS);
+            let mount_v3 = new_client_mounts(server.addr);
+            let mount_v4 = good::new_client_mounts(server.addr, "/export");
+            stop.store(true, Ordering::Relaxed);
+            let reports: Vec<V4Report> =
+                attackers.into_iter().map(|a| a.join().expect("attack thread").expect("the attack started")).collect();
+            sampling.store(false, Ordering::Relaxed);
+            let _ = sampler.join();
+            let v4 = v4.unwrap_or_else(|e| panic!("the v4 good client under attack: {e}; {reports:?}"));
+            Loaded {
+                pair: Pair { v3, v4 },
+                reports,
+                mount_v3,
+                mount_v4,
+                rss_before,
+                rss_peak: peak.load(Ordering::Relaxed),
             }
-        });
-        let attackers: Vec<_> =
-            attacks.iter().map(|(a, pace)| scope.spawn(|| a.run_paced(&target, &stop, *pace))).collect();
-        std::thread::sleep(ramp);
-        let attacked_v3 = good_client(server.addr.port());
-        let attacked_v4 = good_v4.measure(GOOD_V4_SECONDS);
-        let mount_v3 = new_client_mounts(server.addr);
-        let mount_v4 = good::new_client_mounts(server.addr, "/export");
-        stop.store(true, Ordering::Relaxed);
-        let reports: Vec<V4Report> =
-            attackers.into_iter().map(|a| a.join().expect("attack thread").expect("the attack started")).collect();
-        sampling.store(false, Ordering::Relaxed);
-        let _ = sampler.join();
-        let attacked_v4 = attacked_v4.unwrap_or_else(|e| panic!("the v4 good client under attack: {e}; {reports:?}"));
+        })
+    }
+
+    /// These figures as the attacked ones, judged against `reference`.
+    fn against(self, reference: Pair, control: Vec<V4Report>) -> Beside {
         Beside {
-            undisturbed,
-            attacked: Pair { v3: attacked_v3, v4: attacked_v4 },
-            reports,
-            mount_v3,
-            mount_v4,
-            rss_before,
-            rss_peak: peak.load(Ordering::Relaxed),
+            undisturbed: reference,
+            attacked: self.pair,
+            reports: self.reports,
+            control,
+            mount_v3: self.mount_v3,
+            mount_v4: self.mount_v4,
+            rss_before: self.rss_before,
+            rss_peak: self.rss_peak,
         }
-    })
+    }
 }
 
 /// [`beside`] after the suite's ramp, judged (and measured once more if the first judgement fails, as
@@ -243,9 +296,25 @@ pub fn judged_beside_after(
     })
 }
 
-/// Every answer each attack checked was right, and it checked some.
+/// [`beside_control`] after the suite's ramp, judged (and measured once more, control and attack, if the
+/// first judgement fails).
+pub fn judged_beside_control(
+    server: &Server,
+    good_v4: &mut GoodV4,
+    control: &[Paced],
+    attacks: &[Paced],
+    case: &str,
+) -> Beside {
+    crate::hostile_support::judged(case, || {
+        let run = beside_control(server, good_v4, control, attacks, ATTACK_RAMP);
+        let verdict = run.judge(case);
+        (run, verdict)
+    })
+}
+
+/// Every answer each attack (and control load) checked was right, and it checked some.
 pub fn assert_answers_right(run: &Beside) {
-    for r in &run.reports {
+    for r in run.reports.iter().chain(&run.control) {
         assert!(r.answers > 0, "{}: no answer checked: {r:?}", r.name);
         assert_eq!(r.unexpected, 0, "{}: wrong answers, the first: {:?}", r.name, r.first_unexpected);
     }

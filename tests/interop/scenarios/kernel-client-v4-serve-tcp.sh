@@ -1,5 +1,5 @@
 #!/bin/bash
-# interop-timeout: 1200
+# interop-timeout: 1560
 # kernel-client-v4-serve-tcp — the Linux kernel NFSv4.1 and NFSv4.2 client (lab VM) against
 # `nfsbench serve` (a `dir:` export on a tmpfs, --state-dir kept across restarts) in the same guest over
 # TCP, one boot for both minor versions:
@@ -15,11 +15,13 @@
 #   the session failed) and decoded by `nfsbench decode` (lib/v4-capture-check.sh, CLIENT kernel).
 # Details: tests/interop/guest/kernel-client-v4.sh. The same harness's reference run against knfsd is
 # kernel-client-v4-knfsd-tcp (not in run.sh's default list: it proves the harness, not nfsbench).
+# Measured on the 2-core host under load 4-5 (a release build and a benchmark beside it): 780 s, phase 1
+# 80-115 s per version, 100 MiB at ~10 MiB/s written and ~4.5 MiB/s read back (TCG), tshark and decode 17 s.
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 . "$INTEROP_ROOT/tests/interop/lib/v4-capture-check.sh"
 
-VM_LIMIT=1140 vm_guest bash "$INTEROP_ROOT/tests/interop/guest/kernel-client-v4.sh" "$SCEN_DIR" nfsbench tcp capture 4.1:full 4.2:full
+VM_LIMIT=1500 vm_guest bash "$INTEROP_ROOT/tests/interop/guest/kernel-client-v4.sh" "$SCEN_DIR" nfsbench tcp capture 4.1:full 4.2:full
 port=$(cat "$SCEN_DIR/capture.port")
 v4_capture_check "$SCEN_DIR/kernel-v4.4.1.pcap" "$port" 1 v4.1 kernel
 c41=${CAPTURE_LINE#*: }

@@ -5,15 +5,33 @@
 use xdr::{XdrDecode, XdrEncode, XdrError, XdrReader, XdrWriter};
 
 use crate::status::Nfs4Result;
-use crate::types::{decode_bulk, Count4, Offset4, StableHow4, Stateid4, Verifier4};
+use crate::types::{decode_bulk, fixed, Count4, Offset4, StableHow4, Stateid4, Verifier4};
 
-xdr_struct! {
-    /// `READ4args`.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-    pub struct ReadArgs {
-        pub stateid: Stateid4,
-        pub offset: Offset4,
-        pub count: Count4,
+/// `READ4args`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct ReadArgs {
+    pub stateid: Stateid4,
+    pub offset: Offset4,
+    pub count: Count4,
+}
+
+impl XdrEncode for ReadArgs {
+    fn encode<'p>(&'p self, w: &mut XdrWriter<'p>) {
+        self.stateid.encode(w);
+        w.put_u64(self.offset);
+        w.put_u32(self.count);
+    }
+}
+
+impl<'a> XdrDecode<'a> for ReadArgs {
+    /// 28 bytes read at once (`types/fixed.rs`); field by field when fewer remain, for the error.
+    fn decode(r: &mut XdrReader<'a>) -> Result<Self, XdrError> {
+        if let Some(b) = fixed::peek::<28>(r) {
+            fixed::consume::<28>(r);
+            let stateid = Stateid4::from_wire(&fixed::bytes(b, 0));
+            return Ok(ReadArgs { stateid, offset: fixed::hyper(b, 16), count: fixed::word(b, 24) });
+        }
+        Ok(ReadArgs { stateid: Stateid4::decode(r)?, offset: r.get_u64()?, count: r.get_u32()? })
     }
 }
 

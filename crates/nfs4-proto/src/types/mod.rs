@@ -7,6 +7,7 @@
 
 mod basic;
 mod bitmap;
+pub(crate) mod fixed;
 mod handle;
 mod net;
 mod owner;

@@ -3,6 +3,7 @@
 use xdr::{XdrDecode, XdrEncode, XdrError, XdrReader, XdrWriter};
 
 use super::basic::NFS4_OTHER_SIZE;
+use super::fixed;
 
 /// `stateid4` (RFC 8881 §8.2.2): a sequence number and twelve bytes the server chooses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -54,8 +55,19 @@ impl XdrEncode for Stateid4 {
     }
 }
 
+impl Stateid4 {
+    /// A stateid from its 16 bytes on the wire.
+    pub(crate) fn from_wire(b: &[u8; 16]) -> Self {
+        Stateid4 { seqid: fixed::word(b, 0), other: fixed::bytes(b, 4) }
+    }
+}
+
 impl<'a> XdrDecode<'a> for Stateid4 {
     fn decode(r: &mut XdrReader<'a>) -> Result<Self, XdrError> {
+        if let Some(b) = fixed::peek::<16>(r) {
+            fixed::consume::<16>(r);
+            return Ok(Stateid4::from_wire(b));
+        }
         Ok(Stateid4 { seqid: r.get_u32()?, other: r.get_array()? })
     }
 }

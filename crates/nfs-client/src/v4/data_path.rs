@@ -7,9 +7,9 @@ use std::borrow::Cow;
 
 use bytes::Bytes;
 use nfs4_proto::{
-    NfsErr4, NfsFh4, NfsStat4, OpNum4, SequenceArgs, Stateid4, NFS4_PROGRAM, NFS4_SESSIONID_SIZE, NFS_V4,
+    NfsErr4, NfsFh4, NfsStat4, OpNum4, SequenceArgs, Stateid4, NFS4_FHSIZE, NFS4_PROGRAM, NFS4_SESSIONID_SIZE, NFS_V4,
 };
-use xdr::{XdrEncode, XdrError, XdrReader};
+use xdr::{XdrError, XdrReader};
 
 use super::slots::SequenceOutcome;
 use super::wire::{Encoded, WriteHead, NFSPROC4_COMPOUND};
@@ -57,34 +57,40 @@ pub(crate) fn encode(
     fh: &NfsFh4,
     op: DataOp,
 ) -> Encoded {
-    let (xid, inline) = encoder.encode(NFS4_PROGRAM, NFS_V4, NFSPROC4_COMPOUND, 192, |w| {
-        w.put_opaque(b"");
-        w.put_u32(minor);
-        w.put_u32(3);
-        w.put_u32(OpNum4::Sequence.as_u32());
-        seq.encode(w);
-        w.put_u32(OpNum4::Putfh.as_u32());
-        w.put_opaque(fh.as_bytes());
-        w.put_u32(op.opnum().as_u32());
-        match &op {
-            DataOp::Read { stateid, offset, count } => {
-                stateid.encode(w);
-                w.put_u64(*offset);
-                w.put_u32(*count);
-            }
-            // WRITE4args up to the data's length word; the data is the payload and nothing follows it.
-            DataOp::Write { head, data } => {
-                head.stateid.encode(w);
-                w.put_u64(head.offset);
-                head.stable.encode(w);
-                w.put_u32(data.len() as u32);
-            }
-            DataOp::Commit { offset, count } => {
-                w.put_u64(*offset);
-                w.put_u32(*count);
-            }
+    // The arguments are assembled on the stack and written with one call: ~15 field writes through the
+    // XDR writer cost more than the copy (profile of 4 KiB random reads, nfsbench run).
+    let mut args = Words::default();
+    args.opaque(b"");
+    args.u32(minor);
+    args.u32(3);
+    args.u32(OpNum4::Sequence.as_u32());
+    args.bytes(&seq.sessionid.0);
+    for word in [seq.sequenceid, seq.slotid, seq.highest_slotid, u32::from(seq.cachethis)] {
+        args.u32(word);
+    }
+    args.u32(OpNum4::Putfh.as_u32());
+    args.opaque(fh.as_bytes());
+    args.u32(op.opnum().as_u32());
+    match &op {
+        DataOp::Read { stateid, offset, count } => {
+            args.stateid(stateid);
+            args.u64(*offset);
+            args.u32(*count);
         }
-    });
+        // WRITE4args up to the data's length word; the data is the payload and nothing follows it.
+        DataOp::Write { head, data } => {
+            args.stateid(&head.stateid);
+            args.u64(head.offset);
+            args.u32(head.stable.as_u32());
+            args.u32(data.len() as u32);
+        }
+        DataOp::Commit { offset, count } => {
+            args.u64(*offset);
+            args.u32(*count);
+        }
+    }
+    let (xid, inline) =
+        encoder.encode(NFS4_PROGRAM, NFS_V4, NFSPROC4_COMPOUND, args.len, |w| w.put_raw(args.as_slice()));
     let (ops, payload, reply_payload) = match op {
         DataOp::Read { count, .. } => (READ_OPS, None, count),
         DataOp::Write { data, .. } => (WRITE_OPS, Some(BulkPayload { offset: inline.len(), data }), 0),
@@ -92,6 +98,54 @@ pub(crate) fn encode(
     };
     let reply_len = Some(DATA_REPLY_LEN);
     Encoded { call: RpcCall { xid, proc, inline, payload, reply_payload, reply_len }, ops: Cow::Borrowed(ops) }
+}
+
+/// The most bytes of a data COMPOUND's arguments: tag (4), minor version and count (8), SEQUENCE (36),
+/// PUTFH with the largest handle (136), WRITE up to its data's length word (36).
+const ARGS_MAX: usize = 4 + 8 + 36 + (8 + NFS4_FHSIZE) + 36;
+
+/// XDR words written into a buffer on the stack (every item here is a multiple of four bytes but the
+/// handle, which [`Words::opaque`] pads).
+struct Words {
+    buf: [u8; ARGS_MAX],
+    len: usize,
+}
+
+impl Default for Words {
+    fn default() -> Self {
+        Words { buf: [0; ARGS_MAX], len: 0 }
+    }
+}
+
+impl Words {
+    fn bytes(&mut self, b: &[u8]) {
+        self.buf[self.len..self.len + b.len()].copy_from_slice(b);
+        self.len += b.len();
+    }
+
+    fn u32(&mut self, v: u32) {
+        self.bytes(&v.to_be_bytes());
+    }
+
+    fn u64(&mut self, v: u64) {
+        self.bytes(&v.to_be_bytes());
+    }
+
+    /// `opaque<>` (RFC 4506 §4.10): length, bytes, zero padding (the buffer starts zeroed).
+    fn opaque(&mut self, b: &[u8]) {
+        self.u32(b.len() as u32);
+        self.bytes(b);
+        self.len += xdr::padding(b.len());
+    }
+
+    fn stateid(&mut self, s: &Stateid4) {
+        self.u32(s.seqid);
+        self.bytes(&s.other);
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
 }
 
 /// A data COMPOUND's reply: the SEQUENCE outcome and, if every operation succeeded, what `read_ok`
@@ -203,7 +257,7 @@ mod tests {
         Compound4Args, Compound4Res, Nfs4Result, NfsArgOp, NfsResOp, ReadResOk, SequenceResOk, StableHow4,
     };
     use onc_rpc::{OpaqueAuth, ReplyBody, RpcMessage};
-    use xdr::XdrWriter;
+    use xdr::{XdrEncode, XdrWriter};
 
     fn fh() -> NfsFh4 {
         NfsFh4::new(b"file").expect("handle")
@@ -214,6 +268,55 @@ mod tests {
         let mut w = RpcMessage::reply(1, ReplyBody::success(OpaqueAuth::NONE)).header_writer(64);
         res.encode(&mut w);
         Bytes::from(w.to_vec())
+    }
+
+    #[test]
+    fn the_hand_written_compounds_are_the_codecs_bytes_for_any_handle_length() {
+        let seq =
+            SequenceArgs { sequenceid: 9, slotid: 2, highest_slotid: 5, cachethis: true, ..SequenceArgs::default() };
+        let stateid = Stateid4::new(3, *b"twelve-bytes");
+        for len in [1, 4, 5, 7, 36, 128] {
+            let fh = NfsFh4::new(&vec![0xa5; len]).expect("handle");
+            let data = Bytes::from_static(b"written");
+            let cases = [
+                (
+                    DataOp::Read { stateid, offset: 1 << 33, count: 4096 },
+                    NfsArgOp::Read(nfs4_proto::ReadArgs { stateid, offset: 1 << 33, count: 4096 }),
+                ),
+                (
+                    DataOp::Write {
+                        head: WriteHead { stateid, offset: 77, stable: StableHow4::DataSync },
+                        data: data.clone(),
+                    },
+                    NfsArgOp::Write(nfs4_proto::WriteArgs {
+                        stateid,
+                        offset: 77,
+                        stable: StableHow4::DataSync,
+                        data: &data,
+                    }),
+                ),
+                (
+                    DataOp::Commit { offset: 5, count: 6 },
+                    NfsArgOp::Commit(nfs4_proto::CommitArgs { offset: 5, count: 6 }),
+                ),
+            ];
+            for (op, codec_op) in cases {
+                let enc = encode(&CallEncoder::anonymous(), 2, "DATA", &seq, &fh, op);
+                let args = Compound4Args {
+                    tag: b"",
+                    minorversion: 2,
+                    argarray: vec![
+                        NfsArgOp::Sequence(seq),
+                        NfsArgOp::Putfh(nfs4_proto::PutfhArgs { object: fh }),
+                        codec_op,
+                    ],
+                };
+                let mut w = XdrWriter::new();
+                args.encode(&mut w);
+                let (_, body) = RpcMessage::decode(&enc.call.inline).expect("a call");
+                assert_eq!(body, w.inline_bytes(), "handle of {len} bytes");
+            }
+        }
     }
 
     #[test]

@@ -39,6 +39,35 @@ fn allowed_first(op: OpNum4) -> bool {
     matches!(op, ExchangeId | CreateSession | DestroySession | BindConnToSession | DestroyClientid | Sequence)
 }
 
+/// The decoded operations of a COMPOUND: the first [`INLINE_OPS`] in place, any more on the heap. A data
+/// COMPOUND (SEQUENCE, PUTFH, READ or WRITE) then costs no allocation, and no move of each operation into
+/// a vector grown for it (the profile of 4 KiB random reads had 3% of the server there).
+#[derive(Default)]
+struct OpList<'a> {
+    inline: [Option<NfsArgOp<'a>>; INLINE_OPS],
+    more: Vec<NfsArgOp<'a>>,
+}
+
+const INLINE_OPS: usize = 4;
+
+impl<'a> OpList<'a> {
+    fn push(&mut self, op: NfsArgOp<'a>) {
+        match self.inline.iter_mut().find(|slot| slot.is_none()) {
+            Some(slot) => *slot = Some(op),
+            None => self.more.push(op),
+        }
+    }
+
+    fn first(&self) -> Option<&NfsArgOp<'a>> {
+        self.iter().next()
+    }
+
+    /// The operations in order.
+    fn iter(&self) -> impl Iterator<Item = &NfsArgOp<'a>> {
+        self.inline.iter().map_while(Option::as_ref).chain(&self.more)
+    }
+}
+
 /// The slot SEQUENCE took, given back when the COMPOUND ends — with the reply to cache — whatever happens
 /// (a panic in an operation included: the slot then caches a SERVERFAULT rather than staying busy).
 struct SlotGuard<'s> {
@@ -93,7 +122,7 @@ pub(crate) fn run(
         // RFC 8881 §16.2.3: the status alone, no results.
         return done(results, NfsErr4::MinorVersMismatch, xid, tag);
     }
-    let mut ops = Vec::with_capacity(declared.min(16) as usize);
+    let mut ops = OpList::default();
     let mut failure = None;
     for item in decoder {
         match item {
@@ -276,4 +305,24 @@ fn finish(cx: &mut Cx<'_>, results: Results, guard: Option<SlotGuard<'_>>, xid: 
     }
     let (reply, status) = reply_of(results, xid, tag);
     Outcome::Done { reply, status }
+}
+
+#[cfg(test)]
+mod tests {
+    use nfs4_proto::ReadArgs;
+
+    use super::*;
+
+    #[test]
+    fn the_operation_list_keeps_the_order_past_its_inline_room() {
+        let mut ops = OpList::default();
+        assert!(ops.first().is_none());
+        let reads: Vec<NfsArgOp<'_>> =
+            (0..7).map(|i| NfsArgOp::Read(ReadArgs { offset: i, ..ReadArgs::default() })).collect();
+        for op in &reads {
+            ops.push(op.clone());
+        }
+        assert_eq!(ops.iter().cloned().collect::<Vec<_>>(), reads);
+        assert_eq!(ops.first(), reads.first());
+    }
 }

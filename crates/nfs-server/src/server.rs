@@ -133,7 +133,9 @@ impl Server {
         };
         let (program, outcome) = match (call.prog, call.vers) {
             (NFS_PROGRAM, V3) => (Program::Nfs, dispatch::nfs(self, conn, xid, who, call.proc, args)),
-            (NFS_PROGRAM, V4) => (Program::Nfs4, crate::v4::call(self, conn, xid, who, call.proc, args, record.len())),
+            (NFS_PROGRAM, V4) => {
+                (Program::Nfs4, crate::v4::call(self, conn, xid, who, call.proc, args, record.len(), started))
+            }
             (MOUNT_PROGRAM, V3) => (Program::Mount, mount::call(self, conn, xid, call.proc, args)),
             (PMAP_PROGRAM, v) if (PMAP_LOW..=PMAP_HIGH).contains(&v) => {
                 (Program::Portmap, portmap::call(self, conn, xid, v, call.proc, args))

@@ -16,7 +16,7 @@
 //! | `errors.rs`     | `nfsstat3`, state errors and export refusals as `nfsstat4`                       |
 //!
 //! No delegations or layouts are ever granted; state protection is SP4_NONE only; RPCSEC_GSS is refused
-//! at the RPC layer as for NFSv3. Time: every call takes `Instant::now()` once and hands it to the state
+//! at the RPC layer as for NFSv3. Time: every call hands the time its record came in to the state
 //! machine; housekeeping (lease expiry, callback timeouts, the reclaim record) runs at most once a second
 //! from a call, or from [`crate::Server::tick`].
 
@@ -175,7 +175,9 @@ impl V4Service {
     }
 }
 
-/// Executes NFSv4 procedure `proc`; `record_len`: the whole call record's size (ca_maxrequestsize).
+/// Executes NFSv4 procedure `proc`; `record_len`: the whole call record's size (ca_maxrequestsize);
+/// `now`: when the call record came in (the time the state machine is driven with).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn call(
     server: &Server,
     conn: &ConnectionInfo,
@@ -184,6 +186,7 @@ pub(crate) fn call(
     proc: u32,
     args: &[u8],
     record_len: usize,
+    now: Instant,
 ) -> Outcome {
     match proc {
         // RFC 8881 §16.1: NULL takes and returns nothing.
@@ -191,7 +194,7 @@ pub(crate) fn call(
             Outcome::Done { reply: Reply::from_inline(success_writer(xid, 0).into_vec()), status: 0 }
         }
         PROC_NULL => Outcome::Refused(AcceptStat::GarbageArgs),
-        PROC_COMPOUND => compound::run(server, conn, xid, who, args, record_len),
+        PROC_COMPOUND => compound::run(server, conn, xid, who, args, record_len, now),
         _ => Outcome::Refused(AcceptStat::ProcUnavail),
     }
 }

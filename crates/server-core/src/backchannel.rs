@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use nfs_server::{BackChannelError, BackwardCalls, ConnectionId};
+use tokio::sync::mpsc::{self, error::TrySendError};
 
 /// Backward calls one connection holds at most before it refuses more with
 /// [`BackChannelError::QueueFull`]: calls handed to it and not yet taken by its task, and again calls
@@ -25,6 +26,39 @@ use nfs_server::{BackChannelError, BackwardCalls, ConnectionId};
 /// clients offer one or a few backchannel slots (Linux: 1 session slot, 16 RPC-over-RDMA credits), so
 /// a well-behaved server never gets near it.
 pub const MAX_BACKWARD_QUEUED: usize = 16;
+
+/// The sender both front ends register: a bounded queue ([`MAX_BACKWARD_QUEUED`]) that the connection's
+/// task drains. A record longer than the connection can carry is [`BackChannelError::TooLarge`], a full
+/// queue [`BackChannelError::QueueFull`], a queue whose task is gone [`BackChannelError::NoSuchConnection`].
+#[derive(Debug)]
+pub struct QueuedSender {
+    conn: ConnectionId,
+    calls: mpsc::Sender<Vec<u8>>,
+    /// Largest call record carried (TCP: a record-marking fragment; RDMA: the client's inline receive).
+    max_len: usize,
+}
+
+impl QueuedSender {
+    /// A sender for connection `conn` carrying calls of at most `max_len` bytes, and the receiving
+    /// end its task drains.
+    pub fn new(conn: ConnectionId, max_len: usize) -> (QueuedSender, mpsc::Receiver<Vec<u8>>) {
+        let (calls, rx) = mpsc::channel(MAX_BACKWARD_QUEUED);
+        (QueuedSender { conn, calls, max_len }, rx)
+    }
+}
+
+impl BackwardSender for QueuedSender {
+    fn send(&self, record: Vec<u8>) -> Result<(), BackChannelError> {
+        let conn = self.conn;
+        if record.len() > self.max_len {
+            return Err(BackChannelError::TooLarge { conn, len: record.len(), max: self.max_len });
+        }
+        self.calls.try_send(record).map_err(|err| match err {
+            TrySendError::Full(_) => BackChannelError::QueueFull { conn, limit: MAX_BACKWARD_QUEUED },
+            TrySendError::Closed(_) => BackChannelError::NoSuchConnection(conn),
+        })
+    }
+}
 
 /// How a front end carries backward calls on one of its connections.
 pub trait BackwardSender: Send + Sync + fmt::Debug + 'static {

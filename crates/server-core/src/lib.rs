@@ -35,7 +35,7 @@ mod handler;
 mod limits;
 mod refusals;
 
-pub use backchannel::{BackChannel, BackwardSender, Registration, MAX_BACKWARD_QUEUED};
+pub use backchannel::{BackChannel, BackwardSender, QueuedSender, Registration, MAX_BACKWARD_QUEUED};
 pub use execution::{CallMode, Execution};
 pub use handler::{reply_contained, run_contained, Direction, RecordHandler};
 pub use limits::{

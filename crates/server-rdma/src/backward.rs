@@ -6,7 +6,7 @@
 //! the credits asked for (our backward maximum) in `rdma_credit` (RFC 8167 §5). The client's grant is
 //! read from each backward reply's `rdma_credit` (RFC 8167 §4: backward credits are accounted apart
 //! from forward ones), starting from one, clamped to our maximum and never taken as 0; a call is sent
-//! only while the grant leaves room, the others wait in a bounded channel ([`MAX_BACKWARD_QUEUED`]) and
+//! only while the grant leaves room, the others wait in a bounded channel ([`server_core::MAX_BACKWARD_QUEUED`]) and
 //! further calls are refused. The replies arrive as RDMA_MSG whose RPC message type is REPLY; each
 //! consumes one of the receives posted beyond the forward credits for them (RFC 8167 §4: a server posts
 //! a receive for the reply to each backward call it may have outstanding), never a forward credit.
@@ -19,8 +19,8 @@ use std::sync::Arc;
 
 use nfs_server::{BackChannelError, BackwardReply, ConnectionId};
 use rpcrdma_proto::{ChunkLists, CreditState, RdmaHeader};
-use server_core::{reply_contained, BackChannel, BackwardSender, RecordHandler, Registration, MAX_BACKWARD_QUEUED};
-use tokio::sync::mpsc::{self, error::TrySendError};
+use server_core::{reply_contained, BackChannel, BackwardSender, QueuedSender, RecordHandler, Registration};
+use tokio::sync::mpsc;
 use xdr::XdrEncode;
 
 use crate::connection::Connection;
@@ -28,29 +28,6 @@ use crate::work_queue::{Work, WrKind, WrTag};
 
 /// The RPC-over-RDMA header of a backward call: xid, version, credits, RDMA_MSG, three empty lists.
 pub(crate) const CALL_HEADER_LEN: usize = 28;
-
-/// The sending side, registered in the server's [`BackChannel`] for one connection.
-#[derive(Debug)]
-struct RdmaBackward {
-    conn: ConnectionId,
-    calls: mpsc::Sender<Vec<u8>>,
-    /// The client's inline receive size less our header: the largest call carried.
-    max_len: usize,
-}
-
-impl BackwardSender for RdmaBackward {
-    fn send(&self, record: Vec<u8>) -> Result<(), BackChannelError> {
-        let conn = self.conn;
-        // As the Linux server: a backward call goes inline, offering no chunk for its reply.
-        if record.len() > self.max_len {
-            return Err(BackChannelError::TooLarge { conn, len: record.len(), max: self.max_len });
-        }
-        self.calls.try_send(record).map_err(|err| match err {
-            TrySendError::Full(_) => BackChannelError::QueueFull { conn, limit: MAX_BACKWARD_QUEUED },
-            TrySendError::Closed(_) => BackChannelError::NoSuchConnection(conn),
-        })
-    }
-}
 
 /// A connection of a server that grants no backward credits.
 #[derive(Debug)]
@@ -91,10 +68,11 @@ impl Backward {
         let sender: Arc<dyn BackwardSender> = if max_credits == 0 {
             Arc::new(NoBackward(conn))
         } else {
-            let (tx, rx) = mpsc::channel(MAX_BACKWARD_QUEUED);
+            // As the Linux server: a backward call goes inline, offering no chunk for its reply, so
+            // the client's inline receive size less our header is the largest call carried.
+            let (sender, rx) = QueuedSender::new(conn, send_limit.saturating_sub(CALL_HEADER_LEN));
             backward.calls = Some(rx);
-            let max_len = send_limit.saturating_sub(CALL_HEADER_LEN);
-            Arc::new(RdmaBackward { conn, calls: tx, max_len })
+            Arc::new(sender)
         };
         backward._registration = Some(channel.register(conn, sender));
         backward
@@ -186,6 +164,7 @@ impl<H: RecordHandler> Connection<H> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use server_core::MAX_BACKWARD_QUEUED;
 
     fn backward(max: u32) -> (Arc<BackChannel>, ConnectionId, Backward) {
         let channel = BackChannel::new();

@@ -1,41 +1,19 @@
 //! Backward calls on a TCP connection (the NFSv4.1 backchannel, RFC 8881 §2.10.3.1): the service
-//! hands a call record to the connection's [`TcpBackward`] sender from any thread; the connection's
+//! hands a call record to the connection's sender (server-core's `QueuedSender`) from any thread; the connection's
 //! task takes it from a bounded channel and queues it as an ordinary record, between whole replies,
 //! on its write queue (RFC 5531 §11 record marking: records never interleave). The client's replies
 //! come back as records whose message type is REPLY and go to the handler's `handle_reply`.
 //!
-//! Bounded: the channel holds at most [`MAX_BACKWARD_QUEUED`] calls, and the task takes one only while
+//! Bounded: the channel holds at most [`server_core::MAX_BACKWARD_QUEUED`] calls, and the task takes one only while
 //! fewer than that are waiting on its write queue; a client that does not read its socket then gets
 //! [`BackChannelError::QueueFull`], and `write_stall_timeout` closes its connection.
 
 use std::sync::Arc;
 
-use nfs_server::{BackChannelError, ConnectionId};
+use nfs_server::ConnectionId;
 use onc_rpc::MAX_FRAGMENT_LEN;
-use server_core::{BackChannel, BackwardSender, Registration, MAX_BACKWARD_QUEUED};
-use tokio::sync::mpsc::{self, error::TrySendError};
-
-/// The sending side, registered in the server's [`BackChannel`] for one connection.
-#[derive(Debug)]
-pub(crate) struct TcpBackward {
-    conn: ConnectionId,
-    calls: mpsc::Sender<Vec<u8>>,
-    /// Largest call record carried: the connection's `max_record`, and one record-marking fragment.
-    max_len: usize,
-}
-
-impl BackwardSender for TcpBackward {
-    fn send(&self, record: Vec<u8>) -> Result<(), BackChannelError> {
-        let conn = self.conn;
-        if record.len() > self.max_len {
-            return Err(BackChannelError::TooLarge { conn, len: record.len(), max: self.max_len });
-        }
-        self.calls.try_send(record).map_err(|err| match err {
-            TrySendError::Full(_) => BackChannelError::QueueFull { conn, limit: MAX_BACKWARD_QUEUED },
-            TrySendError::Closed(_) => BackChannelError::NoSuchConnection(conn),
-        })
-    }
-}
+use server_core::{BackChannel, QueuedSender, Registration};
+use tokio::sync::mpsc;
 
 /// The connection's side: the calls to send, and its place in the registry (removed when dropped).
 #[derive(Debug)]
@@ -47,9 +25,9 @@ pub(crate) struct Backward {
 impl Backward {
     /// Registers connection `conn` in `channel`, carrying calls of at most `max_record` bytes.
     pub(crate) fn register(channel: &Arc<BackChannel>, conn: ConnectionId, max_record: usize) -> Backward {
-        let (tx, calls) = mpsc::channel(MAX_BACKWARD_QUEUED);
-        let max_len = max_record.min(MAX_FRAGMENT_LEN as usize);
-        let registration = channel.register(conn, Arc::new(TcpBackward { conn, calls: tx, max_len }));
+        // Largest call record carried: the connection's `max_record`, and one record-marking fragment.
+        let (sender, calls) = QueuedSender::new(conn, max_record.min(MAX_FRAGMENT_LEN as usize));
+        let registration = channel.register(conn, Arc::new(sender));
         Backward { calls, _registration: registration }
     }
 
@@ -73,6 +51,8 @@ impl Backward {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nfs_server::BackChannelError;
+    use server_core::MAX_BACKWARD_QUEUED;
 
     #[tokio::test]
     async fn calls_past_the_cap_or_too_large_are_refused_and_a_closed_connection_is_gone() {

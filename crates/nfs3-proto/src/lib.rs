@@ -18,6 +18,8 @@
 //!   the protocol maximum and the bytes present first, linked lists grow only as entries are read.
 
 #[macro_use]
+extern crate xdr;
+#[macro_use]
 mod macros;
 
 mod dispatch;

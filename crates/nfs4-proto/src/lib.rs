@@ -37,6 +37,8 @@
 //!   version [`callback::NFS4_CALLBACK_VERSION`]).
 
 #[macro_use]
+extern crate xdr;
+#[macro_use]
 mod macros;
 
 pub mod attr;

@@ -11,8 +11,13 @@
 //!   decodes a whole buffer and rejects trailing bytes.
 //!
 //! Errors are one enum, [`XdrError`]; every decoder in the workspace returns it (or wraps it).
+//!
+//! The protocol crates declare their types with this crate's macros: [`xdr_struct!`] (fields in
+//! order), [`xdr_enum!`] (a wire enum with `from_u32`/`as_u32`/`name`) and [`wire_status!`] (a status
+//! and its failure-only companion).
 
 mod error;
+mod macros;
 mod reader;
 mod writer;
 

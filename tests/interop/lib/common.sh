@@ -187,27 +187,29 @@ check_kernel_log() {
   fi
 }
 
-# In a guest: capture loopback traffic matching FILTER into PCAP (tcpdump's stderr in $OUT/tcpdump.err).
-start_tcpdump() { # start_tcpdump PCAP FILTER
+# Capture loopback traffic matching FILTER into PCAP (tcpdump's stderr in tcpdump.err of $OUT in a guest,
+# else of $SCEN_DIR) with a kernel buffer of BUFFER_KIB (default 32 MiB; full-speed loopback traffic of
+# nfsbench's own client, ~70 MB in seconds, needs 256 MiB and the file in RAM rather than on 9p).
+start_tcpdump() { # start_tcpdump PCAP FILTER [BUFFER_KIB]
+  local err=${OUT:-$SCEN_DIR}/tcpdump.err
   rm -f "$1"
-  tcpdump -i lo -s 0 -B 32768 -U -Z root -w "$1" "$2" 2> "$OUT/tcpdump.err" &
+  tcpdump -i lo -s 0 -B "${3:-32768}" -U -Z root -w "$1" "$2" 2> "$err" &
   TCPDUMP=$!
-  wait_for 30 "tcpdump start" grep -q 'listening on' "$OUT/tcpdump.err"
+  wait_for 30 "tcpdump start" grep -q 'listening on' "$err"
   sleep 0.5
 }
 
-# Stop it once it has written everything: under TCG tcpdump lags behind, so wait until PCAP stops
-# growing (at most 90 s); fail if it dropped packets.
+# Stop it once it has written everything: tcpdump lags behind (under TCG, or with a large buffer), so wait
+# until PCAP stops growing (at most 90 s); fail if it dropped packets.
 stop_tcpdump() { # stop_tcpdump PCAP
-  local prev=-1 deadline=$((SECONDS + 90))
+  local err=${OUT:-$SCEN_DIR}/tcpdump.err prev=-1 deadline=$((SECONDS + 90))
   while [ "$(stat -c %s "$1")" != "$prev" ] && [ $SECONDS -lt $deadline ]; do
     prev=$(stat -c %s "$1"); sleep 2
   done
   kill -INT "$TCPDUMP"
-  for _ in $(seq 100); do kill -0 "$TCPDUMP" 2>/dev/null || break; sleep 0.1; done
-  kill -0 "$TCPDUMP" 2>/dev/null && fail "tcpdump did not stop within 10 s"
+  tmo 30 tail --pid="$TCPDUMP" -f /dev/null || fail "tcpdump did not stop within 30 s"
   wait "$TCPDUMP" || true
   TCPDUMP=
-  cat "$OUT/tcpdump.err"
-  grep -q '^0 packets dropped by kernel' "$OUT/tcpdump.err" || fail "tcpdump dropped packets (see above)"
+  cat "$err"
+  grep -q '^0 packets dropped by kernel' "$err" || fail "tcpdump dropped packets (see above)"
 }

@@ -85,30 +85,11 @@ want_delta() {
   [ "$got" -ge "$low" ] && [ "$got" -le "$high" ] || fail "knfsd counted $got $1 operations $3, want $2"
 }
 
-# The capture: common.sh's start_tcpdump (a 32 MiB buffer, the file on the 9p share) drops packets when
-# this guest runs alone (~70 MB in 20 s); here a 256 MiB buffer and the file in the guest's RAM, copied
-# to OUT once tcpdump has written everything the kernel held for it (-U: the file grows per packet).
-cap_start() { # cap_start FILTER
-  rm -f /tmp/capture.pcap
-  tcpdump -i lo -s 0 -B 262144 -U -Z root -w /tmp/capture.pcap "$1" 2> "$OUT/tcpdump.err" &
-  TCPDUMP=$!
-  wait_for 30 "tcpdump start" grep -q 'listening on' "$OUT/tcpdump.err"
-  sleep 0.5
-}
-cap_stop() { # cap_stop PCAP
-  local prev=-1 deadline=$((SECONDS + 90))
-  while [ "$(stat -c %s /tmp/capture.pcap)" != "$prev" ] && [ $SECONDS -lt $deadline ]; do
-    prev=$(stat -c %s /tmp/capture.pcap); sleep 2
-  done
-  kill -INT "$TCPDUMP"
-  for _ in $(seq 100); do kill -0 "$TCPDUMP" 2>/dev/null || break; sleep 0.1; done
-  kill -0 "$TCPDUMP" 2>/dev/null && fail "tcpdump did not stop within 10 s"
-  wait "$TCPDUMP" || true
-  TCPDUMP=
-  cat "$OUT/tcpdump.err"
-  grep -q '^0 packets dropped by kernel' "$OUT/tcpdump.err" || fail "tcpdump dropped packets (see above)"
-  mv /tmp/capture.pcap "$1"
-}
+# The capture: common.sh's default (a 32 MiB buffer, the file on the 9p share) drops packets when this
+# guest runs alone (~70 MB in 20 s); here a 256 MiB buffer and the file in the guest's RAM, moved to OUT
+# once tcpdump has written everything the kernel held for it.
+cap_start() { start_tcpdump /tmp/capture.pcap "$1" 262144; }   # cap_start FILTER
+cap_stop() { stop_tcpdump /tmp/capture.pcap; mv /tmp/capture.pcap "$1"; }   # cap_stop PCAP
 
 # --- the study's job, per minor version -----------------------------------------------------------------
 declare -a SUMMARY=()

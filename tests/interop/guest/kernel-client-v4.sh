@@ -158,11 +158,10 @@ mount_nfs() { # mount_nfs: the client under test, vers=$V
   CONNECTS=$(python3 "$LIB/mountstats.py" --connects "$MNT") || fail "no transport statistics for $MNT"
   RXE_FAULTS_AT_MOUNT=$(rxe_client_faults)
 }
-provider_faults() { echo $(($(rxe_client_faults) - RXE_FAULTS_AT_MOUNT)); }
 umount_nfs() { # umount_nfs [--after-restart]
   cd /
   log "kernel client's counters for this mount (/proc/self/mountstats):"
-  python3 "$LIB/mountstats_v4.py" "$MNT" ${CONNECTS:+--connects "$CONNECTS"} --provider-faults "$(provider_faults)" "$@" \
+  python3 "$LIB/mountstats_v4.py" "$MNT" ${CONNECTS:+--connects "$CONNECTS"} --provider-faults "$(rxe_faults_since_mount)" "$@" \
     || fail "the kernel client saw transport trouble on $MNT (see above)"
   must 60 "umount $MNT" umount "$MNT"
   server_ok "after umount"
@@ -249,7 +248,7 @@ run_version() {
   must 30 "mkdir $MNT/locks" mkdir "$MNT/locks"
   must 180 "byte-range locks (locks-v4.py locks)" python3 "$here/locks-v4.py" locks "$MNT/locks/locked" "$MNT2/locks/locked"
   log "kernel client's counters before the restart (/proc/self/mountstats):"
-  python3 "$LIB/mountstats_v4.py" "$MNT" ${CONNECTS:+--connects "$CONNECTS"} --provider-faults "$(provider_faults)" \
+  python3 "$LIB/mountstats_v4.py" "$MNT" ${CONNECTS:+--connects "$CONNECTS"} --provider-faults "$(rxe_faults_since_mount)" \
     || fail "vers=$V: the kernel client saw transport trouble on $MNT before the restart (see above)"
 
   step "vers=$V server restart with a file open and a lock held"

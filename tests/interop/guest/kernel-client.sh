@@ -86,7 +86,7 @@ mount_nfs() {
 umount_nfs() {
   cd /
   log "kernel client's counters for this mount (/proc/self/mountstats):"
-  python3 "$LIB/mountstats.py" "$MNT" ${CONNECTS:+"$CONNECTS"} --provider-faults $(($(rxe_client_faults) - RXE_FAULTS_AT_MOUNT)) || fail "the kernel client saw transport trouble on $MNT (see above)"
+  python3 "$LIB/mountstats.py" "$MNT" ${CONNECTS:+"$CONNECTS"} --provider-faults "$(rxe_faults_since_mount)" || fail "the kernel client saw transport trouble on $MNT (see above)"
   must 60 "umount $MNT" umount "$MNT"
   check_server_alive "after umount"
 }

@@ -194,6 +194,8 @@ check_kernel_log() {
 # server has no part in it (it never invalidates the client's keys: no Send With Invalidate), so
 # mountstats*.py --provider-faults reports the resends it explains instead of failing on them.
 rxe_client_faults() { dmesg | grep -Ec 'rxe_reg_fast_mr: mr->lkey = 0x[0-9a-f]+ not free' || true; }
+# rxe_faults_since_mount: those since the mount (mount_nfs keeps the count in RXE_FAULTS_AT_MOUNT).
+rxe_faults_since_mount() { echo $(($(rxe_client_faults) - ${RXE_FAULTS_AT_MOUNT:-0})); }
 
 # Capture loopback traffic matching FILTER into PCAP (tcpdump's stderr in tcpdump.err of $OUT in a guest,
 # else of $SCEN_DIR) with a kernel buffer of BUFFER_KIB (default 32 MiB; full-speed loopback traffic of

@@ -43,10 +43,16 @@ def xprt(lines):
     return None
 
 
-def main(mountpoint, connects=None, provider_faults=0):
-    if provider_faults:
+def explain_provider_faults(faults):
+    """Says why reconnects and resends go unjudged when rxe refused the client's own registrations."""
+    if faults:
         print("  rxe refused %d of the client's own registrations since the mount: its reconnects and "
-              "resends are not judged" % provider_faults)
+              "resends are not judged" % faults)
+
+
+def main(mountpoint, connects=None, provider_faults=0):
+    explain_provider_faults(provider_faults)
+    if provider_faults:
         connects = None
     lines = section(mountpoint)
     if not lines:

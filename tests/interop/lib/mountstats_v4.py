@@ -23,7 +23,7 @@ import argparse
 import sys
 
 sys.dont_write_bytecode = True
-from mountstats import section  # noqa: E402  (tests/interop/lib/mountstats.py)
+from mountstats import explain_provider_faults, section  # noqa: E402  (tests/interop/lib/mountstats.py)
 
 COMMON = ["srcport", "bind_count", "connect_count", "connect_time", "idle_time", "sends", "recvs",
           "bad_xids", "req_u", "bklog_u"]
@@ -41,9 +41,7 @@ def main():
     ap.add_argument("--provider-faults", type=int, default=0)
     args = ap.parse_args()
     resends_judged = not args.after_restart and not args.provider_faults
-    if args.provider_faults:
-        print(f"  rxe refused {args.provider_faults} of the client's own registrations since the mount: "
-              "its reconnects and resends are not judged")
+    explain_provider_faults(args.provider_faults)
     lines = section(args.mountpoint)
     if not lines:
         print(f"mountstats: no NFS mount on {args.mountpoint}")

@@ -64,10 +64,14 @@ impl RecordHandler for Tampering {
         let mut reply = self.inner.handle(record, conn)?;
         if let Some(offset) = read_offset {
             self.read_offsets.lock().expect("lock").push(offset);
-            let data = reply.payload_data_mut().next().filter(|data| !data.is_empty());
-            if let Some(data) = data.filter(|_| self.corrupt_next_read.swap(false, Ordering::SeqCst)) {
-                let middle = data.len() / 2;
-                data[middle] ^= 0x20;
+            let corrupt = !reply.is_flat() && self.corrupt_next_read.swap(false, Ordering::SeqCst);
+            if corrupt {
+                reply.rewrite_payloads(|data| {
+                    let middle = data.len() / 2;
+                    if let Some(byte) = data.get_mut(middle) {
+                        *byte ^= 0x20;
+                    }
+                });
             }
         }
         Some(reply)

@@ -101,6 +101,7 @@ mod drc;
 mod exports;
 mod handle;
 mod mount;
+mod payload;
 mod portmap;
 mod reply;
 mod rpc;
@@ -113,8 +114,10 @@ mod tests;
 mod v4;
 
 pub use connection::{BackChannelError, BackwardCalls, BackwardReply, ConnectionId, ConnectionInfo, TransportKind};
+pub use payload::{PayloadData, Served};
 pub use reply::{Payload, PayloadIter, Payloads, Pieces, Reply};
 pub use server::{ConfigError, Server};
 pub use state::{default_state_dir, KEY_FILE};
+pub use stats::PayloadBytes;
 pub use v4::state::{ChannelLimits, StateLimits};
 pub use v4::Nfs4Config;

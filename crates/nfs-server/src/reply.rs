@@ -6,17 +6,31 @@
 //! An NFSv3 reply has at most one payload; an NFSv4 COMPOUND has one per READ-type operation, in
 //! operation order, an empty one included (a READ at end of file), so that Write chunks and results
 //! pair up. The first payload is held inline in the [`Payloads`] list, so a v3 READ reply allocates
-//! nothing beyond its data.
+//! nothing beyond its data. A payload's data is a list of slices that may be the backend's own memory
+//! ([`PayloadData`]): [`Reply::pieces`] yields each slice, and nothing here copies them.
 
 use std::iter::Chain;
 
+use crate::payload::{PayloadData, Served};
+
 /// Bulk result data cut out of a reply: `data` belongs at byte `at` of the reply's inline bytes (right
 /// after its XDR length word), followed by its XDR padding (RFC 4506 §4.10), which is not stored.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// `data` may reference the backend's memory ([`PayloadData`]); `copied` says how many of its bytes the
+/// service copied into a buffer of its own to make it (not part of equality).
+#[derive(Debug, Clone, Default)]
 pub struct Payload {
     pub at: usize,
-    pub data: Vec<u8>,
+    pub data: PayloadData,
+    pub copied: usize,
 }
+
+impl PartialEq for Payload {
+    fn eq(&self, other: &Payload) -> bool {
+        self.at == other.at && self.data == other.data
+    }
+}
+
+impl Eq for Payload {}
 
 impl Payload {
     /// Bytes on the wire: the data and its padding.
@@ -110,7 +124,7 @@ impl Reply {
     }
 
     /// A reply with one payload at byte `at` of `inline` (an NFSv3 READ reply).
-    pub fn with_payload(inline: Vec<u8>, at: usize, data: Vec<u8>) -> Self {
+    pub fn with_payload(inline: Vec<u8>, at: usize, data: impl Into<PayloadData>) -> Self {
         let mut reply = Reply::from_inline(inline);
         reply.push_payload(at, data);
         reply
@@ -119,9 +133,21 @@ impl Reply {
     /// Adds the next payload, at byte `at` of the inline bytes. Payloads come in XDR order: `at` is
     /// raised to the previous payload's and lowered to the end of the inline bytes, so the reply always
     /// has one well-formed layout.
-    pub fn push_payload(&mut self, at: usize, data: Vec<u8>) {
+    pub fn push_payload(&mut self, at: usize, data: impl Into<PayloadData>) {
+        self.push_served(at, Served::shared(data.into()));
+    }
+
+    /// [`Reply::push_payload`] with what a backend served, keeping count of the bytes it copied.
+    pub fn push_served(&mut self, at: usize, served: Served) {
         let at = at.min(self.inline.len()).max(self.payloads.last_at());
-        self.payloads.push(Payload { at, data });
+        self.payloads.push(Payload { at, data: served.data, copied: served.copied });
+    }
+
+    /// Bytes of payload data, and how many of them the service copied into a buffer of its own.
+    pub fn payload_bytes(&self) -> (u64, u64) {
+        self.payloads
+            .iter()
+            .fold((0, 0), |(served, copied), p| (served + p.data.len() as u64, copied + p.copied as u64))
     }
 
     /// The payloads in XDR order.
@@ -129,10 +155,17 @@ impl Reply {
         &self.payloads
     }
 
-    /// Each payload's data, in order, for a wrapper that rewrites results (tests that corrupt data).
-    pub fn payload_data_mut(&mut self) -> impl Iterator<Item = &mut Vec<u8>> {
+    /// Rewrites each payload's data, in order, for a wrapper that changes results (tests that corrupt
+    /// data): `rewrite` gets a copy of the bytes, which then replace the payload's (the backend's memory
+    /// is never written through a reply).
+    pub fn rewrite_payloads(&mut self, mut rewrite: impl FnMut(&mut Vec<u8>)) {
         let Payloads { first, rest } = &mut self.payloads;
-        first.iter_mut().chain(rest.iter_mut()).map(|p| &mut p.data)
+        for payload in first.iter_mut().chain(rest.iter_mut()) {
+            let mut bytes = payload.data.to_vec();
+            rewrite(&mut bytes);
+            payload.copied = bytes.len();
+            payload.data = PayloadData::from(bytes);
+        }
     }
 
     /// The inline bytes and the payloads, for a transport that sends them apart.
@@ -212,7 +245,8 @@ impl Reply {
 enum Stage<'a> {
     /// Inline bytes up to the next payload (or the end).
     Head,
-    Data(&'a Payload),
+    /// Slice `.1` of the payload's data.
+    Data(&'a Payload, usize),
     Pad(usize),
     Done,
 }
@@ -235,7 +269,7 @@ impl<'a> Iterator for Pieces<'a> {
             Stage::Head => {
                 let end = match self.payloads.next() {
                     Some(payload) => {
-                        self.stage = Stage::Data(payload);
+                        self.stage = Stage::Data(payload, 0);
                         payload.at.clamp(self.cursor, self.inline.len())
                     }
                     None => {
@@ -247,10 +281,16 @@ impl<'a> Iterator for Pieces<'a> {
                 self.cursor = end;
                 Some(head)
             }
-            Stage::Data(payload) => {
-                self.stage = Stage::Pad(xdr::padding(payload.data.len()));
-                Some(&payload.data)
-            }
+            Stage::Data(payload, i) => match payload.data.slices().get(i) {
+                Some(slice) => {
+                    self.stage = Stage::Data(payload, i + 1);
+                    Some(&slice[..])
+                }
+                None => {
+                    self.stage = Stage::Pad(xdr::padding(payload.data.len()));
+                    self.next()
+                }
+            },
             Stage::Pad(n) => {
                 self.stage = Stage::Head;
                 Some(ZEROS.get(..n).unwrap_or_default())

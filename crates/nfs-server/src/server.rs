@@ -22,7 +22,7 @@ use crate::handle::{random_u64, HandleCodec, HandleKey};
 use crate::mount::MountTable;
 use crate::portmap::{PMAP_HIGH, PMAP_LOW};
 use crate::rpc::{accepted, authenticate, header_only, Outcome};
-use crate::stats::{CallRecord, Program, RpcEvent, Stats};
+use crate::stats::{CallRecord, PayloadBytes, Program, RpcEvent, Stats};
 use crate::v4::{Nfs4Config, V4Service};
 use crate::{dispatch, mount, portmap, BackwardCalls, BackwardReply, ConnectionInfo, Reply, ServerConfig};
 
@@ -149,6 +149,7 @@ impl Server {
         };
         match outcome {
             Outcome::Done { reply, status } => {
+                self.count_payload(&reply);
                 let elapsed_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
                 self.stats.record(CallRecord {
                     program,
@@ -164,11 +165,13 @@ impl Server {
             Outcome::Replayed(reply) if program == Program::Nfs4 => {
                 debug!(xid, peer = %conn.peer, "NFSv4 retry answered from its session slot");
                 self.stats.event(RpcEvent::SlotReplay);
+                self.count_payload(&reply);
                 Some(reply)
             }
             Outcome::Replayed(reply) => {
                 debug!(xid, proc = call.proc, peer = %conn.peer, "retransmission answered from the DRC");
                 self.stats.event(RpcEvent::DrcReplay);
+                self.count_payload(&reply);
                 Some(reply)
             }
             Outcome::Drop => {
@@ -244,6 +247,22 @@ impl Server {
     /// Per-procedure counters and latency, printable.
     pub fn stats_report(&self) -> String {
         self.stats.report()
+    }
+
+    /// Bytes of READ/READLINK payload served and copied so far ("bytes copied per byte served").
+    pub fn payload_bytes(&self) -> PayloadBytes {
+        self.stats.payload_bytes()
+    }
+
+    /// Counts `bytes` of payload a transport copied into a buffer of its own to send a reply (an inline
+    /// RPC-over-RDMA reply, a Reply chunk made flat).
+    pub fn count_payload_copy(&self, bytes: usize) {
+        self.stats.payload_copied(bytes as u64);
+    }
+
+    fn count_payload(&self, reply: &Reply) {
+        let (served, copied) = reply.payload_bytes();
+        self.stats.payload(served, copied);
     }
 
     /// The root file handle of export `path` (as MNT returns it), for tests and local tools.

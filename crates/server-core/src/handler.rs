@@ -25,6 +25,13 @@ pub trait RecordHandler: Send + Sync + 'static {
         let _ = (record, conn);
         BackwardReply::Unknown
     }
+
+    /// Counts `bytes` of a reply's payload the front end copied into a buffer of its own to send it
+    /// (an RPC-over-RDMA reply sent inline or through a Reply chunk), for the service's "bytes copied
+    /// per byte served". By default nothing counts them.
+    fn payload_copied(&self, bytes: usize) {
+        let _ = bytes;
+    }
 }
 
 impl RecordHandler for Server {
@@ -40,6 +47,10 @@ impl RecordHandler for Server {
     /// dropped REPLY (RFC 5531 §9: a server answers calls only). Nothing is sent back.
     fn handle_reply(&self, record: &[u8], conn: &ConnectionInfo) -> BackwardReply {
         Server::handle_reply(self, record, conn)
+    }
+
+    fn payload_copied(&self, bytes: usize) {
+        Server::count_payload_copy(self, bytes);
     }
 }
 

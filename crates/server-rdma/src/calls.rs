@@ -159,15 +159,24 @@ impl<H: RecordHandler> Connection<H> {
     }
 
     fn send_reply(&mut self, id: u64, call: &Call, planned: Planned) {
-        let Planned { kind, nomsg, chunks, inline, payloads, reply_chunk_body, pushes } = planned;
+        let Planned { kind, nomsg, chunks, inline, payloads, reply_chunk_body, pushes, mut copied } = planned;
         let mut regions: Vec<(Source, MemoryRegion)> = Vec::new();
         let payloads = payloads.into_iter().enumerate().map(|(i, p)| (Source::Payload(i), p.data));
-        for (source, body) in payloads.chain([(Source::ReplyChunk, reply_chunk_body)]) {
+        let bodies = payloads.chain([(Source::ReplyChunk, reply_chunk_body.into())]);
+        for (source, body) in bodies {
             if !pushes.iter().any(|p| p.source == source) {
                 continue;
             }
+            // One slice is registered where it lies; several are made one buffer first.
+            let body = match body.slices() {
+                [one] => one.clone(),
+                _ => {
+                    copied += body.len() * usize::from(source != Source::ReplyChunk);
+                    Bytes::from(body.to_vec())
+                }
+            };
             // The client RDMA-Writes nothing here: the local source of our Writes needs no remote right.
-            match self.qp.register(RegBuf::ReadOnly(Bytes::from(body)), Access::NONE) {
+            match self.qp.register(RegBuf::ReadOnly(body), Access::NONE) {
                 Ok(region) => regions.push((source, region)),
                 Err(err) => return self.failed("registering a reply buffer", err),
             }
@@ -190,6 +199,9 @@ impl<H: RecordHandler> Connection<H> {
         self.queue.push(WrTag::new(WrKind::Reply, id), Work::Send { message });
         self.sent.insert(id, regions.into_iter().map(|(_, region)| region).collect());
         self.stats.reply(kind);
+        if copied > 0 {
+            self.handler.payload_copied(copied);
+        }
     }
 
     /// Answers call `xid` with ERR_CHUNK (RFC 8166 §4.5.3: chunks the responder cannot use).

@@ -49,6 +49,9 @@ pub(crate) struct Planned {
     /// What is RDMA-Written into the Reply chunk, when it is used.
     pub reply_chunk_body: Vec<u8>,
     pub pushes: Vec<Push>,
+    /// Payload bytes copied into the inline message or the Reply chunk (those not RDMA-Written from
+    /// where they lie): the front end's share of "bytes copied per byte served".
+    pub copied: usize,
 }
 
 /// Why a reply cannot be sent: answered with ERR_CHUNK (RFC 8166 §4.5.3).
@@ -83,7 +86,7 @@ pub(crate) fn plan(
         }
     }
     let kind = if pushes.is_empty() { ReplyKind::Inline } else { ReplyKind::WriteChunk };
-    let body = reduced(inline, &payloads, writes);
+    let (body, copied) = reduced(inline, &payloads, writes);
     if fits(&chunks, body.len()) {
         return Ok(Planned {
             kind,
@@ -93,6 +96,7 @@ pub(crate) fn plan(
             payloads,
             reply_chunk_body: Vec::new(),
             pushes,
+            copied,
         });
     }
     // RFC 8166 §3.5.3: a reply too large to send inline goes whole into the Reply chunk.
@@ -121,6 +125,7 @@ pub(crate) fn plan(
         payloads,
         reply_chunk_body: body,
         pushes,
+        copied,
     })
 }
 
@@ -130,24 +135,28 @@ fn placed_directly(writes: &[WriteChunk], i: usize) -> bool {
 }
 
 /// The RPC message without the directly placed payloads: `inline` (whose length words stay) with the
-/// payloads that stay inline spliced back in at their places, with their padding.
-fn reduced(inline: Vec<u8>, payloads: &Payloads, writes: &[WriteChunk]) -> Vec<u8> {
+/// payloads that stay inline spliced back in at their places, with their padding; and the payload bytes
+/// so copied.
+fn reduced(inline: Vec<u8>, payloads: &Payloads, writes: &[WriteChunk]) -> (Vec<u8>, usize) {
     let stays = |(i, _): &(usize, &Payload)| !placed_directly(writes, *i);
     let spliced: usize = payloads.iter().enumerate().filter(stays).map(|(_, p)| p.wire_len()).sum();
     if spliced == 0 {
-        return inline; // The common case: nothing to splice, nothing copied.
+        return (inline, 0); // The common case: nothing to splice, nothing copied.
     }
     let mut body = Vec::with_capacity(inline.len() + spliced);
-    let mut cursor = 0;
+    let (mut cursor, mut copied) = (0, 0);
     for (_, payload) in payloads.iter().enumerate().filter(stays) {
         let at = payload.at.clamp(cursor, inline.len());
         body.extend_from_slice(inline.get(cursor..at).unwrap_or_default());
-        body.extend_from_slice(&payload.data);
+        for slice in payload.data.slices() {
+            body.extend_from_slice(slice);
+        }
+        copied += payload.data.len();
         body.resize(body.len() + xdr::padding(payload.data.len()), 0);
         cursor = at;
     }
     body.extend_from_slice(inline.get(cursor..).unwrap_or_default());
-    body
+    (body, copied)
 }
 
 /// Bytes of a reply header carrying `chunks`.
@@ -242,6 +251,7 @@ mod tests {
     fn a_small_reply_goes_inline_whole_and_unused_write_chunks_come_back_empty() {
         let planned = plan(read_reply(100), &[], None, 1024).expect("plan");
         assert_eq!((planned.kind, planned.inline.len()), (ReplyKind::Inline, 220));
+        assert_eq!(planned.copied, 100, "the payload was copied into the Send");
         let empty = Reply::from_inline(vec![1; 100]);
         let planned = plan(empty, &[chunk(&[4096])], None, 1024).expect("plan");
         assert_eq!((planned.kind, lengths(&planned.chunks.writes[0])), (ReplyKind::Inline, vec![0]));
@@ -299,6 +309,7 @@ mod tests {
         );
         assert_eq!(planned.inline.len(), 40 + 2 * 12, "both payloads cut out, their length words kept");
         assert_eq!(planned.payloads.get(1).map(|p| p.data.len()), Some(5000));
+        assert_eq!(planned.copied, 0, "both payloads are RDMA-Written from where they lie");
     }
 
     #[test]
@@ -339,6 +350,7 @@ mod tests {
         assert_eq!((planned.kind, planned.nomsg), (ReplyKind::ReplyChunk, true));
         assert_eq!(sources(&planned), vec![Source::Payload(0), Source::ReplyChunk]);
         assert_eq!(planned.reply_chunk_body.len(), 40 + 12 + 12 + 3000);
+        assert_eq!(planned.copied, 3000, "the second result was copied into the Reply chunk");
         assert_eq!(lengths(&planned.chunks.writes[0]), vec![4096]);
         assert!(plan(compound_reply(40, &[4096, 3000]), &[chunk(&[4096])], None, 1024).is_err());
     }

@@ -26,6 +26,7 @@
 pub mod dir;
 pub mod mem;
 
+use crate::payload::Served;
 use nfs3_proto::{CreateVerf3, Fattr3, Ftype3, NfsErr3, NfsTime3, Sattr3, SpecData3, StableHow, WriteVerf3};
 
 /// A file within one backend: stable for the life of the file, never reused while the server runs
@@ -182,9 +183,10 @@ pub trait Backend: Send + Sync + 'static {
     /// The parent of a directory (the root is its own parent), for "..".
     fn parent(&self, dir: FileId) -> BackendResult<FileId>;
 
-    /// Reads up to `count` bytes at `offset` into `buf` (cleared first). Returns end-of-file: true when the
-    /// read reached the end of the file. Holes read as zeros.
-    fn read(&self, file: FileId, offset: u64, count: u32, buf: &mut Vec<u8>) -> BackendResult<bool>;
+    /// Reads up to `count` bytes at `offset`. Returns the data — slices of the backend's own memory where
+    /// it keeps files in memory, never to change under the holder ([`Served`]) — and end-of-file: true when
+    /// the read reached the end of the file. Holes read as zeros.
+    fn read(&self, file: FileId, offset: u64, count: u32) -> BackendResult<(Served, bool)>;
 
     /// Writes `data` at `offset` (extending, possibly sparsely). A non-empty write by
     /// [`Caller::Unprivileged`] first clears the file's set-id bits ([`mode_after_unprivileged_write`]).
@@ -211,7 +213,7 @@ pub trait Backend: Send + Sync + 'static {
     ) -> BackendResult<FileId>;
 
     /// The target of a symbolic link.
-    fn readlink(&self, link: FileId) -> BackendResult<Vec<u8>>;
+    fn readlink(&self, link: FileId) -> BackendResult<Served>;
 
     /// Removes a non-directory (`rmdir: false`) or an empty directory (`rmdir: true`).
     fn remove(&self, dir: FileId, name: &[u8], rmdir: bool) -> BackendResult<()>;

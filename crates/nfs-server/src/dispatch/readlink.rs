@@ -1,4 +1,5 @@
-//! READLINK (RFC 1813 §3.3.5): the target of a symbolic link (INVAL for any other type, as knfsd).
+//! READLINK (RFC 1813 §3.3.5): the target of a symbolic link (INVAL for any other type, as knfsd). NFSv3
+//! encodes it inline with the attributes (no payload apart: at most 4 KiB, and rare).
 
 use nfs3_proto::{Ftype3, NfsErr3, ReadlinkArgs, ReadlinkRes, ReadlinkResFail, ReadlinkResOk};
 
@@ -20,10 +21,13 @@ pub(crate) fn run(cx: &Call<'_>, args: &ReadlinkArgs) -> Reply {
         return cx.reply(&fail(NfsErr3::Inval));
     }
     match obj.backend().readlink(obj.file) {
-        Ok(target) => cx.reply_sized(
-            &ReadlinkRes::Ok(ReadlinkResOk { symlink_attributes: Some(attrs), data: &target }),
-            128 + target.len(),
-        ),
+        Ok(served) => {
+            let target = served.data.to_vec();
+            cx.reply_sized(
+                &ReadlinkRes::Ok(ReadlinkResOk { symlink_attributes: Some(attrs), data: &target }),
+                128 + target.len(),
+            )
+        }
         Err(e) => cx.reply(&fail(e)),
     }
 }

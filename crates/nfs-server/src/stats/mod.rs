@@ -3,6 +3,11 @@
 //! updated with relaxed ordering, and the tables are sharded by thread ([`SHARDS`] copies, each thread
 //! sticks to one), so two network threads recording READs do not bounce the same cache lines. Recording a
 //! call is a handful of `fetch_add`s and never takes a lock; [`Stats::report`] sums the shards.
+//!
+//! Beside the procedures: the bytes of READ/READLINK payload served, and how many of them the server
+//! copied into a buffer of its own on the way (a `dir:` backend's read, a slot cache's copy, a
+//! transport's inline or Reply-chunk copy, [`Stats::payload_copied`]): "bytes copied per byte served", 0
+//! when replies go out from the `mem:` backend's pages.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -181,6 +186,21 @@ impl ProcStats {
     }
 }
 
+/// Bytes of READ/READLINK payload the server sent, and how many of them it copied into a buffer of its
+/// own on the way (each copy counts: a byte copied twice counts twice).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PayloadBytes {
+    pub served: u64,
+    pub copied: u64,
+}
+
+impl PayloadBytes {
+    /// Bytes copied per byte served; `None` before any byte was served.
+    pub fn copied_per_served(&self) -> Option<f64> {
+        (self.served != 0).then(|| self.copied as f64 / self.served as f64)
+    }
+}
+
 /// One completed call, as recorded.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct CallRecord {
@@ -201,6 +221,8 @@ struct Tables {
     nfs4_ops: Box<[ProcStats]>,
     mount: Box<[ProcStats]>,
     portmap: Box<[ProcStats]>,
+    payload_served: AtomicU64,
+    payload_copied: AtomicU64,
 }
 
 impl Default for Tables {
@@ -212,6 +234,8 @@ impl Default for Tables {
             nfs4_ops: table(Program::Nfs4Op),
             mount: table(Program::Mount),
             portmap: table(Program::Portmap),
+            payload_served: AtomicU64::new(0),
+            payload_copied: AtomicU64::new(0),
         }
     }
 }
@@ -285,6 +309,28 @@ impl Stats {
         }
     }
 
+    /// Payload bytes sent in replies, and the bytes of them copied to make those replies.
+    pub(crate) fn payload(&self, served: u64, copied: u64) {
+        let Some(tables) = self.shards.get(thread_shard()) else { return };
+        if served != 0 {
+            tables.payload_served.fetch_add(served, Relaxed);
+        }
+        self.payload_copied(copied);
+    }
+
+    /// Payload bytes copied after the reply was made (a transport's copy into its own buffer).
+    pub(crate) fn payload_copied(&self, copied: u64) {
+        if let Some(tables) = self.shards.get(thread_shard()).filter(|_| copied != 0) {
+            tables.payload_copied.fetch_add(copied, Relaxed);
+        }
+    }
+
+    /// (payload bytes served, payload bytes copied) over the shards.
+    pub(crate) fn payload_bytes(&self) -> PayloadBytes {
+        let sum = |f: fn(&Tables) -> &AtomicU64| self.shards.iter().map(|t| f(t).load(Relaxed)).sum();
+        PayloadBytes { served: sum(|t| &t.payload_served), copied: sum(|t| &t.payload_copied) }
+    }
+
     pub(crate) fn event(&self, event: RpcEvent) {
         if let Some(i) = RPC_EVENTS.iter().position(|(e, _)| *e == event) {
             if let Some(counter) = self.events.get(i) {
@@ -353,6 +399,23 @@ mod tests {
         });
         assert_eq!(stats.calls(Program::Nfs, 6), 8000);
         assert_eq!(stats.summary(Program::Nfs, 6).bytes_out, 8000 * 200);
+    }
+
+    #[test]
+    fn copies_per_byte_served_sum_the_shards_and_show_in_the_report() {
+        let stats = Stats::default();
+        assert_eq!(stats.payload_bytes().copied_per_served(), None);
+        assert!(!stats.report().contains("bytes copied per byte served"), "nothing served yet");
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| stats.payload(4096, 1024));
+            }
+        });
+        stats.payload_copied(4096);
+        let bytes = stats.payload_bytes();
+        assert_eq!((bytes.served, bytes.copied), (4 * 4096, 2 * 4096));
+        assert_eq!(bytes.copied_per_served(), Some(0.5));
+        assert!(stats.report().contains("bytes copied per byte served: 0.500"), "{}", stats.report());
     }
 
     #[test]

@@ -128,6 +128,14 @@ impl Stats {
                 }
             }
         }
+        let payload = self.payload_bytes();
+        if let Some(ratio) = payload.copied_per_served() {
+            let _ = writeln!(
+                out,
+                "payload: {} bytes served, {} bytes copied, bytes copied per byte served: {ratio:.3}",
+                payload.served, payload.copied
+            );
+        }
         for ((_, name), count) in RPC_EVENTS.iter().zip(&self.events) {
             let count = count.load(Relaxed);
             if count > 0 {

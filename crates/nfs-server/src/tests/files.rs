@@ -100,7 +100,7 @@ fn read_data_is_a_separate_payload_right_after_its_length_word() {
     let reply = server.handle(&record, &client.conn).unwrap_or_default();
     let payload = reply.payloads().get(0).cloned().unwrap_or_default();
     assert_eq!(reply.payloads().len(), 1);
-    assert_eq!(payload.data, b"abcde");
+    assert_eq!(payload.data.to_vec(), b"abcde");
     assert_eq!(payload.at, reply.inline.len(), "READ3resok ends with the data");
     let len_word = reply.inline.get(payload.at - 4..payload.at);
     assert_eq!(len_word, Some(&5u32.to_be_bytes()[..]));

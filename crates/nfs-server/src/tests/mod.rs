@@ -25,6 +25,7 @@ mod restart;
 mod rpc;
 mod setid;
 mod wrap;
+mod zero_copy;
 
 use std::cell::Cell;
 use std::net::SocketAddr;

@@ -10,6 +10,7 @@ use nfs3_proto::{Fattr3, NfsTime3, Sattr3, StableHow, WriteVerf3};
 
 use crate::backend::mem::MemBackend;
 use crate::backend::{Backend, BackendResult, Caller, CreateMode, DirPage, FileId, FsStats, NewNode, WriteDone};
+use crate::payload::Served;
 
 pub(crate) struct Wrapped {
     inner: MemBackend,
@@ -80,8 +81,8 @@ impl Backend for Wrapped {
     fn parent(&self, dir: FileId) -> BackendResult<FileId> {
         self.inner.parent(dir)
     }
-    fn read(&self, file: FileId, offset: u64, count: u32, buf: &mut Vec<u8>) -> BackendResult<bool> {
-        self.inner.read(file, offset, count, buf)
+    fn read(&self, file: FileId, offset: u64, count: u32) -> BackendResult<(Served, bool)> {
+        self.inner.read(file, offset, count)
     }
     fn write(
         &self,
@@ -108,7 +109,7 @@ impl Backend for Wrapped {
         self.mutated();
         self.inner.create(dir, name, node, mode, attrs)
     }
-    fn readlink(&self, link: FileId) -> BackendResult<Vec<u8>> {
+    fn readlink(&self, link: FileId) -> BackendResult<Served> {
         self.inner.readlink(link)
     }
     fn remove(&self, dir: FileId, name: &[u8], rmdir: bool) -> BackendResult<()> {

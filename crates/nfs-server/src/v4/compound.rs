@@ -294,7 +294,7 @@ fn done(mut results: Results, status: NfsErr4, xid: u32, tag: &[u8]) -> Outcome 
 }
 
 /// The reply: the slot gets its cached copy first, and the reclaim record is written if it changed.
-fn finish(cx: &mut Cx<'_>, results: Results, guard: Option<SlotGuard<'_>>, xid: u32, tag: &[u8]) -> Outcome {
+fn finish(cx: &mut Cx<'_>, mut results: Results, guard: Option<SlotGuard<'_>>, xid: u32, tag: &[u8]) -> Outcome {
     if let Some(guard) = guard {
         // Only a reply the client asked to cache is copied (a READ's data would be, otherwise).
         let cachethis = cx.session.is_some_and(|s| s.cache_limit.is_some());

@@ -14,7 +14,7 @@ use nfs4_proto::{NfsErr4, NfsResOp, NfsStat4, OpNum4};
 use xdr::{XdrEncode, XdrWriter};
 
 use crate::rpc::{success_writer, SUCCESS_HEADER_LEN};
-use crate::Reply;
+use crate::{Reply, Served};
 
 /// The array so far.
 #[derive(Debug, Default)]
@@ -23,8 +23,8 @@ pub(crate) struct Results {
     /// made, so the reply is this buffer: no second copy), then the encoded results, payload data cut out.
     body: Vec<u8>,
     base: usize,
-    /// (offset in the results where the data goes, data).
-    payloads: Vec<(usize, Vec<u8>)>,
+    /// (offset in the results where the data goes, data as the backend served it).
+    payloads: Vec<(usize, Served)>,
     count: u32,
     last: Option<NfsStat4>,
 }
@@ -103,11 +103,11 @@ impl Results {
 
     /// Appends a successful READ or READLINK result: `head` holds everything up to and including the
     /// data's length word, which this writes (so the data is the next XDR item, a payload).
-    pub(crate) fn put_with_payload(&mut self, op: OpNum4, head: &[u8], data: Vec<u8>) {
+    pub(crate) fn put_with_payload(&mut self, op: OpNum4, head: &[u8], data: Served) {
         self.body.extend_from_slice(&op.as_u32().to_be_bytes());
         self.body.extend_from_slice(&NfsStat4::Ok.as_u32().to_be_bytes());
         self.body.extend_from_slice(head);
-        self.body.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        self.body.extend_from_slice(&(data.data.len() as u32).to_be_bytes());
         self.payloads.push((self.body.len() - self.base, data));
         self.count += 1;
         self.last = Some(NfsStat4::Ok);
@@ -144,13 +144,13 @@ impl Results {
 
     /// The whole reply's size on the wire with tag `tag`, RPC header included.
     pub(crate) fn reply_len(&self, tag: &[u8]) -> usize {
-        let data: usize = self.payloads.iter().map(|(_, d)| d.len() + xdr::padding(d.len())).sum();
+        let data: usize = self.payloads.iter().map(|(_, d)| d.data.len() + xdr::padding(d.data.len())).sum();
         SUCCESS_HEADER_LEN + head_len(tag) + self.results().len() + data
     }
 
     /// The size of [`Results::cached`]'s form.
     pub(crate) fn cached_len(&self, tag: &[u8]) -> usize {
-        let data: usize = self.payloads.iter().map(|(_, d)| d.len()).sum();
+        let data: usize = self.payloads.iter().map(|(_, d)| d.data.len()).sum();
         4 + 8 * self.payloads.len() + head_len(tag) + self.results().len() + data
     }
 
@@ -171,7 +171,7 @@ impl Results {
         let mut reply = Reply::from_inline(w.into_vec());
         let base = SUCCESS_HEADER_LEN + head_len(tag);
         for (at, data) in &self.payloads {
-            reply.push_payload(base + at, data.clone());
+            reply.push_served(base + at, data.clone());
         }
         reply
     }
@@ -202,24 +202,29 @@ impl Results {
         inline[base - 4..base].copy_from_slice(&count);
         let mut reply = Reply::from_inline(inline);
         for (at, data) in payloads {
-            reply.push_payload(base + at, data);
+            reply.push_served(base + at, data);
         }
         reply
     }
 
-    /// The form a session slot caches (see the module documentation).
-    pub(crate) fn cached(&self, tag: &[u8]) -> Vec<u8> {
+    /// The form a session slot caches (see the module documentation). The payloads' data is copied into
+    /// it (the cache never holds the backend's pages: a slot's reply could pin them for the session's
+    /// life) and counted as copied in the reply.
+    pub(crate) fn cached(&mut self, tag: &[u8]) -> Vec<u8> {
         let head = self.head(tag);
         let mut out = Vec::with_capacity(self.cached_len(tag));
         out.extend_from_slice(&(self.payloads.len() as u32).to_be_bytes());
         for (at, data) in &self.payloads {
             out.extend_from_slice(&((head.len() + at) as u32).to_be_bytes());
-            out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+            out.extend_from_slice(&(data.data.len() as u32).to_be_bytes());
         }
         out.extend_from_slice(&head);
         out.extend_from_slice(self.results());
-        for (_, data) in &self.payloads {
-            out.extend_from_slice(data);
+        for (_, served) in &mut self.payloads {
+            for slice in served.data.slices() {
+                out.extend_from_slice(slice);
+            }
+            served.copied += served.data.len();
         }
         out
     }
@@ -248,7 +253,7 @@ pub(crate) fn replay(xid: u32, cached: &[u8]) -> Option<Reply> {
     let mut reply = Reply::from_inline(w.into_vec());
     let mut data_at = inline_end;
     for (at, len) in places {
-        reply.push_payload(SUCCESS_HEADER_LEN + at, cached.get(data_at..data_at + len)?.to_vec());
+        reply.push_served(SUCCESS_HEADER_LEN + at, Served::copied(cached.get(data_at..data_at + len)?.to_vec()));
         data_at += len;
     }
     Some(reply)
@@ -261,7 +266,7 @@ mod tests {
     use super::*;
 
     fn read_like(results: &mut Results, data: &[u8]) {
-        results.put_with_payload(OpNum4::Read, &1u32.to_be_bytes(), data.to_vec());
+        results.put_with_payload(OpNum4::Read, &1u32.to_be_bytes(), Served::copied(data.to_vec()));
     }
 
     #[test]

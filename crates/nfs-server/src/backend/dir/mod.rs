@@ -58,6 +58,7 @@ use self::stat::{device, file_id, ftype_of};
 use super::{
     Backend, BackendResult, Caller, CreateMode, DirPage, FileId, FsStats, NewNode, Persistence, Seek, WriteDone,
 };
+use crate::payload::Served;
 use crate::siphash::siphash24;
 
 /// Bounds on the backend's memory and file descriptors.
@@ -234,8 +235,11 @@ impl Backend for DirBackend {
         self.parent_of(dir)
     }
 
-    fn read(&self, file: FileId, offset: u64, count: u32, buf: &mut Vec<u8>) -> BackendResult<bool> {
-        self.read_file(file, offset, count, buf)
+    /// `pread` into a buffer of the server's own: every byte served is a byte copied.
+    fn read(&self, file: FileId, offset: u64, count: u32) -> BackendResult<(Served, bool)> {
+        let mut buf = Vec::new();
+        let eof = self.read_file(file, offset, count, &mut buf)?;
+        Ok((Served::copied(buf), eof))
     }
 
     fn write(
@@ -266,8 +270,8 @@ impl Backend for DirBackend {
         Ok(created)
     }
 
-    fn readlink(&self, link: FileId) -> BackendResult<Vec<u8>> {
-        self.readlink_of(link)
+    fn readlink(&self, link: FileId) -> BackendResult<Served> {
+        self.readlink_of(link).map(Served::copied)
     }
 
     fn remove(&self, dir: FileId, name: &[u8], rmdir: bool) -> BackendResult<()> {

@@ -53,7 +53,8 @@ impl Attrs {
 pub(super) enum Body {
     File(FileData),
     Dir(Directory),
-    Symlink(Box<[u8]>),
+    /// The target, shared with READLINK replies (never changes: a symbolic link is made once).
+    Symlink(bytes::Bytes),
     /// MKNOD: block and character devices keep their numbers; sockets and FIFOs have zeros.
     Special(SpecData3),
 }

@@ -5,10 +5,11 @@
 //!   fattr3 fileid) and the slot's generation goes up when its inode is removed, so an old id is STALE.
 //! - Locking: each inode has its own `RwLock` over its attributes and contents. READ and GETATTR take the
 //!   table's read lock just long enough to clone the `Arc`, then the inode's read lock; WRITE and SETATTR
-//!   take that one inode's write lock. Nothing on the data path takes a global write lock or allocates
-//!   (READ fills the caller's buffer, reusing its capacity). Namespace changes (create, remove, rename,
-//!   link) are serialised by one mutex ([`namespace`]). Lock order: namespace → inode(s) → table; the data
+//!   take that one inode's write lock. Nothing on the data path takes a global write lock. Namespace
+//!   changes (create, remove, rename, link) are serialised by one mutex ([`namespace`]). Lock order: namespace → inode(s) → table; the data
 //!   path holds at most one inode lock and never holds the table lock while waiting, so there is no cycle.
+//!   READ copies nothing: it returns slices of the file's reference-counted pages, which a later write
+//!   copies before changing while a reply still holds them ([`pages`]).
 //! - Files ([`pages`]): sparse, 64 KiB pages allocated on first write in a `BTreeMap` by page index, so
 //!   offsets up to 2^63-1 work; holes read as zeros. The capacity counts allocated pages: a write needing
 //!   more is NFS3ERR_NOSPC (nothing written); truncation and the last unlink give pages back.
@@ -50,6 +51,7 @@ use self::pages::{Space, MAX_FILE_SIZE, PAGE_SIZE};
 use self::table::Table;
 use super::{mode_after_unprivileged_write, Caller};
 use super::{Backend, BackendResult, CreateMode, DirPage, FileId, FsStats, NewNode, Seek, WriteDone};
+use crate::payload::Served;
 
 /// Longest name in a directory (PATHCONF name_max, as Linux file systems); longer is NAMETOOLONG.
 pub const MAX_NAME_LEN: usize = 255;
@@ -188,15 +190,14 @@ impl Backend for MemBackend {
         }
     }
 
-    fn read(&self, file: FileId, offset: u64, count: u32, buf: &mut Vec<u8>) -> BackendResult<bool> {
-        buf.clear();
+    fn read(&self, file: FileId, offset: u64, count: u32) -> BackendResult<(Served, bool)> {
         let inode = self.inode(file)?;
         let node = inode.read();
         match &node.body {
-            Body::File(data) => {
-                let eof = data.read_into(offset, count, buf);
+            Body::File(contents) => {
+                let (data, eof) = contents.read(offset, count);
                 inode.accessed(&node.attrs);
-                Ok(eof)
+                Ok((Served::shared(data), eof))
             }
             Body::Dir(_) => Err(NfsErr3::IsDir),
             Body::Symlink(_) | Body::Special(_) => Err(NfsErr3::Inval),
@@ -252,13 +253,13 @@ impl Backend for MemBackend {
         self.create_node(dir, name, node, mode, attrs)
     }
 
-    fn readlink(&self, link: FileId) -> BackendResult<Vec<u8>> {
+    fn readlink(&self, link: FileId) -> BackendResult<Served> {
         let inode = self.inode(link)?;
         let node = inode.read();
         match &node.body {
             Body::Symlink(target) => {
                 inode.accessed(&node.attrs);
-                Ok(target.to_vec())
+                Ok(Served::shared(target.clone().into()))
             }
             _ => Err(NfsErr3::Inval),
         }

@@ -271,7 +271,7 @@ fn new_body(parent: FileId, node: NewNode<'_>, attrs: &Sattr3) -> BackendResult<
         NewNode::Directory => (Ftype3::Dir, Body::Dir(Directory::new(parent))),
         NewNode::Symlink { target: [] } => return Err(NfsErr3::Inval),
         NewNode::Symlink { target } if target.len() > MAX_SYMLINK_LEN => return Err(NfsErr3::NameTooLong),
-        NewNode::Symlink { target } => (Ftype3::Lnk, Body::Symlink(target.into())),
+        NewNode::Symlink { target } => (Ftype3::Lnk, Body::Symlink(bytes::Bytes::copy_from_slice(target))),
         // RFC 1813 §3.3.11: device numbers only for character and block devices.
         NewNode::Special { ftype: ftype @ (Ftype3::Chr | Ftype3::Blk), rdev } => (ftype, Body::Special(rdev)),
         NewNode::Special { ftype: ftype @ (Ftype3::Sock | Ftype3::Fifo), .. } => {

@@ -1,12 +1,22 @@
 //! Sparse file contents: fixed-size pages allocated on first write (holes read as zeros), and the
 //! export-wide page budget that enforces the capacity cap.
+//!
+//! Pages are reference-counted (`Arc`) so a READ hands out slices of them without copying
+//! ([`FileData::read`]: each page's part is a [`Bytes`] that keeps the page alive). A write into a page
+//! that a reply still holds copies the page first (`Arc::make_mut`, copy-on-write): the reply keeps the
+//! bytes it was given, the file gets the new ones. The budget counts the file's pages; a page a reply
+//! still holds after the file moved on lives until the transport sends that reply (bounded by what the
+//! transports hold in flight). Holes read as slices of one static zero page: no allocation.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
+use bytes::Bytes;
 use nfs3_proto::{CreateVerf3, NfsErr3};
 
 use crate::backend::BackendResult;
+use crate::payload::PayloadData;
 
 /// log2 of the page size: 64 KiB pages keep the page map small for large files while a 4 KiB write into a
 /// hole costs one allocation.
@@ -22,7 +32,11 @@ pub(super) const MAX_FILE_SIZE: u64 = i64::MAX as u64;
 /// so a hostile `count` over a huge hole cannot make us zero-fill gigabytes.
 pub(super) const MAX_READ: u32 = 4 << 20;
 
-type Page = [u8; PAGE_SIZE];
+/// One page of a file, shared with the replies that hold slices of it.
+type Page = Arc<[u8]>;
+
+/// What every hole reads as.
+static ZERO_PAGE: [u8; PAGE_SIZE] = [0; PAGE_SIZE];
 
 /// The page budget shared by every file of one backend.
 #[derive(Debug)]
@@ -69,7 +83,7 @@ impl Space {
 /// allocated page is zero, so extending a file never has to clear anything.
 pub(super) struct FileData {
     size: u64,
-    pages: BTreeMap<u64, Box<Page>>,
+    pages: BTreeMap<u64, Page>,
     /// RFC 1813 §3.3.8: the EXCLUSIVE create verifier, kept until the first SETATTR (the client's follow-up
     /// that ends the retransmission window, as knfsd's verifier-in-the-times scheme does).
     pub(super) verifier: Option<CreateVerf3>,
@@ -90,26 +104,25 @@ impl FileData {
         (self.pages.len() as u64) << PAGE_SHIFT
     }
 
-    /// Clears `buf` and fills it with up to `count` bytes at `offset` (holes as zeros), reusing its capacity.
-    /// Returns true when the read reached end-of-file.
-    pub(super) fn read_into(&self, offset: u64, count: u32, buf: &mut Vec<u8>) -> bool {
-        buf.clear();
+    /// Up to `count` bytes at `offset` as slices of the file's pages (holes as slices of the zero page),
+    /// nothing copied. Returns true with them when the read reached end-of-file.
+    pub(super) fn read(&self, offset: u64, count: u32) -> (PayloadData, bool) {
         let len = self.size.saturating_sub(offset).min(u64::from(count.min(MAX_READ)));
-        // `len` is at most MAX_READ, and offset + len <= size, so neither conversion nor sum can fail.
-        buf.reserve(usize::try_from(len).unwrap_or(0));
         let end = offset.saturating_add(len);
+        let pages = usize::try_from(len.div_ceil(PAGE_BYTES) + 1).unwrap_or(1);
+        let mut data = PayloadData::with_capacity(pages);
         let mut pos = offset;
         while pos < end {
             let start = (pos & PAGE_MASK) as usize;
             let chunk = (PAGE_BYTES - (pos & PAGE_MASK)).min(end - pos) as usize;
-            match self.pages.get(&(pos >> PAGE_SHIFT)) {
-                // start < PAGE_SIZE and start + chunk <= PAGE_SIZE by construction.
-                Some(page) => buf.extend_from_slice(&page[start..start + chunk]),
-                None => buf.resize(buf.len() + chunk, 0),
-            }
+            // start < PAGE_SIZE and start + chunk <= PAGE_SIZE by construction.
+            data.push(match self.pages.get(&(pos >> PAGE_SHIFT)) {
+                Some(page) => Bytes::from_owner(Arc::clone(page)).slice(start..start + chunk),
+                None => Bytes::from_static(&ZERO_PAGE[..chunk]),
+            });
             pos += chunk as u64;
         }
-        end >= self.size
+        (data, end >= self.size)
     }
 
     /// Writes `data` at `offset`, allocating the pages it touches for the first time. Either the whole write
@@ -128,7 +141,7 @@ impl FileData {
             let start = (pos & PAGE_MASK) as usize;
             let (head, tail) = rest.split_at((PAGE_SIZE - start).min(rest.len()));
             let page = self.pages.entry(pos >> PAGE_SHIFT).or_insert_with(new_page);
-            page[start..start + head.len()].copy_from_slice(head);
+            Arc::make_mut(page)[start..start + head.len()].copy_from_slice(head);
             pos += head.len() as u64;
             rest = tail;
         }
@@ -146,7 +159,7 @@ impl FileData {
             let tail = (size & PAGE_MASK) as usize;
             if tail != 0 {
                 if let Some(page) = self.pages.get_mut(&(size >> PAGE_SHIFT)) {
-                    page[tail..].fill(0);
+                    Arc::make_mut(page)[tail..].fill(0);
                 }
             }
         }
@@ -196,7 +209,7 @@ impl FileData {
             let page_end = ((pos >> PAGE_SHIFT) + 1) << PAGE_SHIFT;
             let stop = page_end.min(end);
             if let Some(page) = self.pages.get_mut(&(pos >> PAGE_SHIFT)) {
-                page[(pos & PAGE_MASK) as usize..=((stop - 1) & PAGE_MASK) as usize].fill(0);
+                Arc::make_mut(page)[(pos & PAGE_MASK) as usize..=((stop - 1) & PAGE_MASK) as usize].fill(0);
             }
             pos = stop;
         }
@@ -226,6 +239,53 @@ impl FileData {
     }
 }
 
-fn new_page() -> Box<Page> {
-    Box::new([0; PAGE_SIZE])
+/// A zeroed page, in one allocation.
+fn new_page() -> Page {
+    std::iter::repeat_n(0, PAGE_SIZE).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_read_shares_the_page_and_a_later_write_leaves_it_alone() {
+        let space = Space::new(1 << 20);
+        let mut file = FileData::new(0, None);
+        file.write(0, b"before", &space).expect("write");
+        let (held, eof) = file.read(0, 6);
+        assert!(eof);
+        let page = file.pages.get(&0).expect("page 0");
+        assert_eq!(held.slices()[0].as_ptr(), page.as_ptr(), "the reply points into the page");
+        file.write(0, b"AFTER!", &space).expect("write");
+        assert_eq!(held.to_vec(), b"before", "the held slice keeps its bytes");
+        assert_eq!(file.read(0, 6).0.to_vec(), b"AFTER!");
+        assert_ne!(file.pages.get(&0).expect("page 0").as_ptr(), held.slices()[0].as_ptr(), "copied on write");
+        assert_eq!(space.used_bytes(), PAGE_BYTES, "the copy takes no second page of the budget");
+    }
+
+    #[test]
+    fn an_unshared_page_is_written_in_place() {
+        let space = Space::new(1 << 20);
+        let mut file = FileData::new(0, None);
+        file.write(0, b"one", &space).expect("write");
+        let before = file.pages.get(&0).expect("page").as_ptr();
+        drop(file.read(0, 3));
+        file.write(0, b"two", &space).expect("write");
+        assert_eq!(file.pages.get(&0).expect("page").as_ptr(), before);
+    }
+
+    #[test]
+    fn holes_read_as_the_static_zero_page_and_reads_span_pages() {
+        let space = Space::new(1 << 20);
+        let mut file = FileData::new(3 * PAGE_BYTES, None);
+        file.write(PAGE_BYTES - 2, b"abcd", &space).expect("write");
+        let (data, eof) = file.read(0, u32::MAX);
+        assert!(eof);
+        assert_eq!(data.len(), 3 * PAGE_SIZE);
+        assert_eq!(data.slices().len(), 3);
+        assert_eq!(data.slices()[2].as_ptr(), ZERO_PAGE.as_ptr(), "a hole is the zero page");
+        let (mid, _) = file.read(PAGE_BYTES - 2, 4);
+        assert_eq!((mid.to_vec(), mid.slices().len()), (b"abcd".to_vec(), 2));
+    }
 }

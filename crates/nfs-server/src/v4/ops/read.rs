@@ -1,6 +1,6 @@
 //! READ (RFC 8881 §18.22) and READLINK (§18.24). Their data is the reply's next payload (RFC 8267 §4.2:
-//! over RPC-over-RDMA it goes into the client's next Write chunk, in operation order), read by the backend
-//! straight into the buffer that becomes the payload.
+//! over RPC-over-RDMA it goes into the client's next Write chunk, in operation order): what the backend
+//! serves, as it is (slices of the `mem:` backend's pages, or the buffer `dir:` read into).
 //!
 //! READ checks the stateid as a read (the anonymous and bypass stateids are allowed unless a deny
 //! reservation stands, and then need read permission as NFSv3 does); an open or lock stateid was checked
@@ -31,11 +31,10 @@ pub(crate) fn read(cx: &mut Cx<'_>, args: &ReadArgs, out: &mut Results) -> Resul
     }
     let room = u32::try_from(cx.room.saturating_sub(READ_OVERHEAD)).unwrap_or(u32::MAX);
     let count = args.count.min(cx.server.max_io_size).min(room);
-    let expected = attrs.size.saturating_sub(args.offset).min(u64::from(count));
-    let mut data = Vec::with_capacity(expected as usize);
-    let eof = obj.backend().read(obj.file, args.offset, count, &mut data).map_err(from_v3)?;
-    data.truncate(count as usize);
-    out.put_with_payload(OpNum4::Read, &u32::from(eof).to_be_bytes(), data);
+    let (mut served, eof) = obj.backend().read(obj.file, args.offset, count).map_err(from_v3)?;
+    served.data.truncate(count as usize);
+    served.copied = served.copied.min(served.data.len());
+    out.put_with_payload(OpNum4::Read, &u32::from(eof).to_be_bytes(), served);
     Ok(())
 }
 

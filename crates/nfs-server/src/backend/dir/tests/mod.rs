@@ -76,9 +76,8 @@ pub(super) fn write_all(b: &DirBackend, file: FileId, offset: u64, data: &[u8]) 
 }
 
 pub(super) fn read_all(b: &DirBackend, file: FileId, offset: u64, count: u32) -> (Vec<u8>, bool) {
-    let mut buf = Vec::new();
-    let eof = b.read(file, offset, count, &mut buf).expect("read");
-    (buf, eof)
+    let (served, eof) = b.read(file, offset, count).expect("read");
+    (served.data.to_vec(), eof)
 }
 
 pub(super) fn is_stale<T: std::fmt::Debug>(r: Result<T, NfsErr3>) -> bool {

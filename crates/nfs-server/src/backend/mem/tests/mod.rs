@@ -46,9 +46,8 @@ fn list(backend: &MemBackend, dir: FileId, per_page: usize) -> Vec<String> {
 }
 
 fn read_all(backend: &MemBackend, file: FileId, offset: u64, count: u32) -> (Vec<u8>, bool) {
-    let mut buf = Vec::new();
-    let eof = backend.read(file, offset, count, &mut buf).expect("read");
-    (buf, eof)
+    let (served, eof) = backend.read(file, offset, count).expect("read");
+    (served.data.to_vec(), eof)
 }
 
 fn used_bytes(backend: &MemBackend) -> u64 {

@@ -41,10 +41,9 @@ fn concurrent_reads_writes_and_namespace_changes_stay_consistent() {
             let (b, stop) = (&b, &stop);
             scope.spawn(move || {
                 let mut state = seed + 1;
-                let mut buf = Vec::with_capacity(BLOCK);
                 while !stop.load(Ordering::Relaxed) {
                     let block = next(&mut state) % BLOCKS;
-                    b.read(shared, block * BLOCK as u64, BLOCK as u32, &mut buf).unwrap();
+                    let buf = b.read(shared, block * BLOCK as u64, BLOCK as u32).unwrap().0.data.to_vec();
                     assert!(buf.len() == BLOCK && buf.iter().all(|&x| x == block_byte(block)), "torn block {block}");
                     b.getattr(shared).unwrap();
                 }
@@ -96,9 +95,8 @@ fn concurrent_reads_writes_and_namespace_changes_stay_consistent() {
         .map(|name| b.getattr(b.lookup(b.root(), name.as_bytes()).unwrap()).unwrap().used)
         .sum();
     assert_eq!(used_bytes(&b), live, "space accounting matches the pages files hold");
-    let mut buf = Vec::new();
     for block in 0..BLOCKS {
-        b.read(shared, block * BLOCK as u64, BLOCK as u32, &mut buf).unwrap();
+        let buf = b.read(shared, block * BLOCK as u64, BLOCK as u32).unwrap().0.data.to_vec();
         assert!(buf.iter().all(|&x| x == block_byte(block)));
     }
 }

@@ -43,8 +43,15 @@ const FUNCTIONS: &[&str] = &[
 
 /// Enums whose values Rust code names (as modules of constants, so that an unknown value read from
 /// the device is a number, never undefined behaviour).
-const ENUMS: &[&str] =
-    &["ibv_access_flags", "ibv_wc_status", "ibv_wc_opcode", "ibv_qp_type", "rdma_port_space", "rdma_cm_event_type"];
+const ENUMS: &[&str] = &[
+    "ibv_access_flags",
+    "ibv_device_cap_flags",
+    "ibv_wc_status",
+    "ibv_wc_opcode",
+    "ibv_qp_type",
+    "rdma_port_space",
+    "rdma_cm_event_type",
+];
 
 fn main() {
     println!("cargo:rerun-if-changed=csrc/shim.h");
@@ -64,6 +71,7 @@ fn main() {
         .generate_comments(false)
         .layout_tests(true)
         .allowlist_type("ibv_wc")
+        .allowlist_type("ibv_sge")
         .allowlist_type("ibv_qp_init_attr")
         .allowlist_type("ibv_device_attr")
         .allowlist_type("rdma_conn_param")

@@ -60,7 +60,14 @@ pub struct RdmaRequester {
 
 /// The queue configuration of every connection made here.
 fn config() -> QpConfig {
-    QpConfig { recv_size: INLINE, max_recv: RECVS, max_send: 256, initiator_depth: 0, responder_resources: 16 }
+    QpConfig {
+        recv_size: INLINE,
+        max_recv: RECVS,
+        max_send: 256,
+        initiator_depth: 0,
+        responder_resources: 16,
+        pool_bytes: 0,
+    }
 }
 
 /// The RFC 8797 private data sent when connecting.

@@ -6,7 +6,10 @@
 //! client and server do; `--in-process` runs both halves on one tokio runtime. Measured:
 //! - 4 KiB Send/Recv ping-pong round trip (and the same over a TCP loopback socket);
 //! - 4 KiB "NFS READ" round trip: a small Send, the server RDMA-Writes 4 KiB, then Sends a reply;
-//! - 1 MiB RDMA Write and RDMA Read bandwidth.
+//! - 1 MiB RDMA Write and RDMA Read bandwidth;
+//! - 4 KiB and 1 MiB RDMA Write and Read cost per operation into a plain registration of the peer
+//!   (one process_vm_writev/readv each) and into a window of the peer's pool (a memcpy through the
+//!   mapping of its pool).
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -28,7 +31,14 @@ const DEPTH: u32 = 16;
 type Qp = Box<dyn QueuePair>;
 
 fn config() -> QpConfig {
-    QpConfig { recv_size: 8192, max_recv: 64, max_send: 256, initiator_depth: 16, responder_resources: 16 }
+    QpConfig {
+        recv_size: 8192,
+        max_recv: 64,
+        max_send: 256,
+        initiator_depth: 16,
+        responder_resources: 16,
+        pool_bytes: 2 * BIG,
+    }
 }
 
 async fn next(qp: &dyn QueuePair) -> Vec<Completion> {
@@ -167,6 +177,25 @@ async fn client(qp: Qp) {
         let secs = started.elapsed().as_secs_f64();
         println!("soft: 1 MiB {name:<35} {:>8.2} GB/s", f64::from(count) * BIG as f64 / secs / 1e9);
     }
+    // Per operation: the server posts `count` RDMA Writes (Reads) of one size to one target.
+    let pool = qp.pool().expect("pool");
+    let window = qp.open_window(&pool, 0, BIG, Access::REMOTE_WRITE | Access::REMOTE_READ).expect("window");
+    for size in [SMALL, BIG] {
+        let count = if size == SMALL { 200_000 } else { 2048 };
+        let targets = [("registration", sink.segment(0, size as u32)), ("pool window", window.segment(0, size as u32))];
+        for (target, seg) in targets {
+            for (op, name) in [(3u8, "Write"), (4, "Read")] {
+                let call = request(op, count, seg.expect("seg"));
+                let started = Instant::now();
+                qp.post_send(0, &[&call]).expect("send");
+                recv(&*qp, &mut backlog).await;
+                qp.post_recvs(1).expect("recv");
+                let ns = started.elapsed().as_secs_f64() * 1e9 / f64::from(count);
+                let what = format!("{} KiB RDMA {name} into a {target}", size / 1024);
+                println!("soft: {what:<44} {ns:>9.0} ns per operation");
+            }
+        }
+    }
     qp.post_send(0, &[&request(0, 0, sink.segment(0, 0).expect("seg"))]).expect("send");
     let _ = tokio::time::timeout(Duration::from_millis(200), next(&*qp)).await;
 }
@@ -260,7 +289,9 @@ async fn main() {
     }
     let qp =
         listener.accept().await.expect("incoming").accept_with_recvs(config(), b"", CREDITS).await.expect("accept");
+    let before = rdma_soft::cross_memory_copies();
     serve(qp).await;
+    println!("(the serving side made {} process_vm_* calls)", rdma_soft::cross_memory_copies() - before);
     if let Some(task) = task {
         task.await.expect("client");
     }

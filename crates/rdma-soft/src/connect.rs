@@ -10,6 +10,7 @@ use rdma::{ConnectionInfo, QpConfig, RdmaError};
 
 use crate::establish::{self, LocalSide, Parts, HANDSHAKE_TIMEOUT};
 use crate::handshake::Handshake;
+use crate::hostile::PoolFault;
 use crate::names;
 use crate::qp::SoftQp;
 use crate::sys::socket;
@@ -53,9 +54,21 @@ pub(crate) async fn connect_claiming(
     config: QpConfig,
     private_data: &[u8],
 ) -> Result<SoftQp, RdmaError> {
+    connect_with(addr, claimed, config, private_data, None).await
+}
+
+/// Makes a connection like [`connect_claiming`], offering a faulty pool when `fault` says so (the
+/// `hostile` hooks).
+pub(crate) async fn connect_with(
+    addr: SocketAddr,
+    claimed: IpAddr,
+    config: QpConfig,
+    private_data: &[u8],
+    fault: Option<PoolFault>,
+) -> Result<SoftQp, RdmaError> {
     establish::check_config(&config, private_data)?;
     let sock = establish::async_fd(dial(addr).await?)?;
-    let local = LocalSide::new(&config)?;
+    let local = LocalSide::new(&config, fault)?;
     let hello = local.offer(&config, SocketAddr::new(claimed, addr.port()), private_data);
     establish::send(&sock, &Handshake::Hello(hello), Some(&local)).await?;
     let (accept, fds) = match establish::recv(&sock).await? {

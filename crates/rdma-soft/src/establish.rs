@@ -1,14 +1,16 @@
 //! What both ends of connection set-up share: checking a configuration, creating this side's shared
-//! memory, exchanging handshake messages with their descriptors, attaching to the peer's (size,
-//! seals, layout, and a probe read of the peer's memory that proves cross-memory attach works), and
-//! building the queue pair.
+//! memory (key table, guard, ring, and the pool when the configuration asks for one: a memfd sealed
+//! so that it can never shrink or grow, registered once in the key table), exchanging handshake
+//! messages with their descriptors, attaching to the peer's (size, seals, layout, and a probe read of
+//! the peer's memory that proves cross-memory attach works; the peer's pool is mapped read-write,
+//! since our RDMA Writes land there), and building the queue pair.
 
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
 use std::time::Duration;
 
-use rdma::{ConnectionInfo, QpConfig, RdmaError};
+use rdma::{Access, ConnectionInfo, MemoryRegion, QpConfig, RdmaError, RegBuf};
 use tokio::io::unix::AsyncFd;
 
 use crate::channel::ring::{ring_len, Ring};
@@ -16,10 +18,11 @@ use crate::channel::seqpacket::SeqpacketChannel;
 use crate::channel::shm::ShmChannel;
 use crate::channel::spin::spin_window;
 use crate::channel::Channel;
-use crate::handshake::{Handshake, Offer, MAX_PRIVATE_DATA, MAX_RECVS, MAX_RECV_SIZE};
-use crate::keytable::{guard_len, table_len, LocalTable, RemoteTable, OFF_NONCE};
+use crate::handshake::{Handshake, Offer, MAX_POOL_BYTES, MAX_PRIVATE_DATA, MAX_RECVS, MAX_RECV_SIZE};
+use crate::hostile::PoolFault;
+use crate::keytable::{guard_len, table_len, LocalTable, RemoteTable, SlotRegistration, OFF_NONCE};
 use crate::qp::{Established, SoftQp};
-use crate::sys::mem::SharedMem;
+use crate::sys::mem::{page_round, page_size, PoolMem, SharedMem};
 use crate::sys::process::{self, CopyError, PeerProcess};
 use crate::sys::socket;
 
@@ -43,6 +46,9 @@ pub(crate) fn check_config(config: &QpConfig, private_data: &[u8]) -> Result<(),
             config.recv_size, config.max_recv
         )));
     }
+    if config.pool_bytes as u64 > MAX_POOL_BYTES {
+        return Err(RdmaError::Invalid(format!("a pool of {} bytes (at most {MAX_POOL_BYTES})", config.pool_bytes)));
+    }
     Ok(())
 }
 
@@ -54,23 +60,37 @@ pub(crate) fn async_fd(fd: OwnedFd) -> Result<Socket, RdmaError> {
     Ok(Arc::new(socket::register(fd).map_err(|e| RdmaError::io("registering the connection socket", e))?))
 }
 
-/// What this side shares with its peer: its key table and the ring it receives on.
+/// What this side shares with its peer: its key table, the ring it receives on, and its pool.
 #[derive(Debug)]
 pub(crate) struct LocalSide {
     pub table: Arc<LocalTable>,
     /// `None` when the configuration would need too large a ring (messages then use the socket).
     pub ring: Option<Ring>,
+    pub pool: Option<LocalPool>,
+}
+
+/// This side's pool: its memfd mapping and the region registered over it.
+#[derive(Debug)]
+pub(crate) struct LocalPool {
+    mem: Arc<PoolMem>,
+    pub region: MemoryRegion,
+    /// The length the Offer announces (a hostile hook may announce more than the memfd holds).
+    announced: u64,
 }
 
 impl LocalSide {
-    pub(crate) fn new(config: &QpConfig) -> Result<LocalSide, RdmaError> {
+    pub(crate) fn new(config: &QpConfig, fault: Option<PoolFault>) -> Result<LocalSide, RdmaError> {
         let table = LocalTable::new().map_err(|e| RdmaError::io("creating the key table (memfd)", e))?;
         let rings = std::env::var(CHANNEL_ENV).map_or(true, |v| v != "socket");
         let ring = match ring_len(config.recv_size, config.max_recv).filter(|_| rings) {
             Some(len) => Some(Ring::create(len).map_err(|e| RdmaError::io("creating the message ring (memfd)", e))?),
             None => None,
         };
-        Ok(LocalSide { table, ring })
+        let pool = match config.pool_bytes {
+            0 => None,
+            bytes => Some(LocalPool::new(&table, page_round(bytes), fault)?),
+        };
+        Ok(LocalSide { table, ring, pool })
     }
 
     /// Our side's offer.
@@ -82,6 +102,8 @@ impl LocalSide {
             max_recv: config.max_recv,
             table_addr: self.table.table().addr() as u64,
             ring_len: self.ring.as_ref().map_or(0, |r| r.len() as u32),
+            pool_addr: self.pool.as_ref().map_or(0, |p| p.region.start_addr() as u64),
+            pool_len: self.pool.as_ref().map_or(0, |p| p.announced),
             addr,
             private_data: private_data.to_vec(),
         }
@@ -95,6 +117,7 @@ pub(crate) async fn send(sock: &Socket, message: &Handshake, side: Option<&Local
     if let Some(side) = side {
         fds.extend([side.table.table().fd(), side.table.guard().fd()]);
         fds.extend(side.ring.as_ref().map(|r| r.fd()));
+        fds.extend(side.pool.as_ref().map(|p| p.mem.0.fd()));
     }
     loop {
         let mut guard = sock.writable().await.map_err(|e| RdmaError::io("connection socket", e))?;
@@ -165,7 +188,43 @@ pub(crate) struct PeerSide {
     /// The peer's busy counters on our slots, read-only.
     pub guard: SharedMem,
     pub ring: Option<Ring>,
+    pub pool: Option<PeerPool>,
     pub pid: i32,
+}
+
+/// The peer's pool, mapped read-write here, and where the peer has it in its own process.
+#[derive(Debug)]
+pub(crate) struct PeerPool {
+    pub mem: SharedMem,
+    addr: usize,
+}
+
+impl PeerPool {
+    /// Where `len` bytes at the peer's address `addr` are in our mapping, when they lie entirely in
+    /// the pool.
+    pub(crate) fn offset_of(&self, addr: usize, len: usize) -> Option<usize> {
+        let skip = addr.checked_sub(self.addr)?;
+        skip.checked_add(len).filter(|end| *end <= self.mem.len()).map(|_| skip)
+    }
+}
+
+impl LocalPool {
+    /// A pool of `len` bytes (whole pages), registered once in `table` for local writes.
+    fn new(table: &Arc<LocalTable>, len: usize, fault: Option<PoolFault>) -> Result<LocalPool, RdmaError> {
+        let name = c"nfsbench-rdma-soft-pool";
+        let created = match fault {
+            Some(PoolFault::Unsealed) => SharedMem::create_unsealed(name, len),
+            _ => SharedMem::create(name, len, false),
+        };
+        let mem = Arc::new(PoolMem(created.map_err(|e| RdmaError::io("creating the pool (memfd)", e))?));
+        let announced = if fault == Some(PoolFault::Short) { len + page_size() } else { len } as u64;
+        let start = mem.0.addr();
+        let handle = table.register(start, len, Access::LOCAL_WRITE)?;
+        let registration = Box::new(SlotRegistration { table: table.clone(), handle, remote: false });
+        let buf = RegBuf::Pool(mem.clone());
+        let region = MemoryRegion::new(buf, Access::LOCAL_WRITE, handle, handle, start as u64, registration);
+        Ok(LocalPool { mem, region, announced })
+    }
 }
 
 /// Maps the peer's key table and guard (read-only: a peer writes only what it owns) and its ring,
@@ -177,7 +236,7 @@ pub(crate) fn attach(
     fds: Vec<OwnedFd>,
     local: &LocalSide,
 ) -> Result<PeerSide, AttachError> {
-    let expected = if offer.ring_len > 0 { 3 } else { 2 };
+    let expected = 2 + usize::from(offer.ring_len > 0) + usize::from(offer.pool_len > 0);
     if fds.len() != expected {
         return Err(AttachError::Invalid(format!("expected {expected} shared-memory descriptors from the peer")));
     }
@@ -185,8 +244,15 @@ pub(crate) fn attach(
     let (Some(table_fd), Some(guard_fd)) = (fds.next(), fds.next()) else {
         return Err(AttachError::Invalid("missing shared-memory descriptors".into()));
     };
-    let ring = match fds.next() {
-        Some(fd) => Some(Ring::map_peer(fd, offer.ring_len as usize).map_err(AttachError::invalid)?),
+    let ring = match offer.ring_len {
+        0 => None,
+        len => match fds.next() {
+            Some(fd) => Some(Ring::map_peer(fd, len as usize).map_err(AttachError::invalid)?),
+            None => return Err(AttachError::Invalid("missing the ring's descriptor".into())),
+        },
+    };
+    let pool = match fds.next() {
+        Some(fd) => Some(map_pool(fd, offer)?),
         None => None,
     };
     let table = SharedMem::map_peer(table_fd, table_len(), false).map_err(AttachError::invalid)?;
@@ -199,7 +265,7 @@ pub(crate) fn attach(
         .and_then(|a| a.checked_add(OFF_NONCE))
         .ok_or_else(|| AttachError::Invalid("bad table address".into()))?;
     match process::probe(pid, addr) {
-        Ok(word) if remote.is_same_table(u64::from_ne_bytes(word)) => Ok(PeerSide { remote, guard, ring, pid }),
+        Ok(word) if remote.is_same_table(u64::from_ne_bytes(word)) => Ok(PeerSide { remote, guard, ring, pool, pid }),
         Ok(_) | Err(CopyError::Fault) => {
             Err(AttachError::Invalid(format!("process {pid} does not have the key table it announced")))
         }
@@ -207,6 +273,22 @@ pub(crate) fn attach(
         Err(CopyError::PeerGone) => Err(AttachError::Invalid(format!("process {pid} exited"))),
         Err(CopyError::Other(e)) => Err(AttachError::Invalid(format!("probing process {pid}: {e}"))),
     }
+}
+
+/// Maps the peer's pool read-write after checking that it is exactly as long as announced, whole
+/// pages, and sealed against shrinking: a pool that could shrink under our mapping would turn our next
+/// copy into a SIGBUS, so a peer offering one is refused.
+fn map_pool(fd: OwnedFd, offer: &Offer) -> Result<PeerPool, AttachError> {
+    let len = usize::try_from(offer.pool_len).ok().filter(|len| len.is_multiple_of(page_size()));
+    let addr = usize::try_from(offer.pool_addr).ok();
+    let (Some(len), Some(addr)) = (len, addr.filter(|a| len.is_some_and(|len| a.checked_add(len).is_some()))) else {
+        return Err(AttachError::Invalid(format!(
+            "the peer announced a pool of {} bytes at {:#x}",
+            offer.pool_len, offer.pool_addr
+        )));
+    };
+    let mem = SharedMem::map_peer(fd, len, true).map_err(|e| AttachError::Invalid(format!("the peer's pool: {e}")))?;
+    Ok(PeerPool { mem, addr })
 }
 
 /// The parts of a queue pair that set-up produced.
@@ -246,6 +328,8 @@ pub(crate) fn build(parts: Parts) -> SoftQp {
     SoftQp::new(Established {
         channel,
         local: local.table,
+        pool: local.pool.map(|p| p.region),
+        peer_pool: peer_side.pool,
         remote: peer_side.remote,
         peer_pid: peer_side.pid,
         info: parts.info,

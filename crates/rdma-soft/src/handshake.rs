@@ -2,7 +2,8 @@
 //! for the provider's own socket.
 //!
 //! `Hello` (connecting side) and `Accept` (listening side) each carry an [`Offer`] plus, as SCM_RIGHTS,
-//! the sender's key-table and guard memfds (and its inbound ring when it offers one); `Reject` carries a
+//! the sender's key-table and guard memfds (then its inbound ring when it offers one, then its pool
+//! when it has one); `Reject` carries a
 //! reason; `Ready` tells the listening side that the connecting one has mapped everything and is
 //! established. Every field is bounded on decode.
 
@@ -14,10 +15,13 @@ pub(crate) const MAX_PRIVATE_DATA: usize = 56;
 pub(crate) const MAX_RECV_SIZE: u32 = 16 << 20;
 /// Most receives a side may declare.
 pub(crate) const MAX_RECVS: u32 = 1 << 16;
+/// Largest pool a side may announce (what the peer maps of it).
+pub(crate) const MAX_POOL_BYTES: u64 = 4 << 30;
 const MAX_REASON: usize = 512;
 const MAGIC: [u8; 4] = *b"NBSR";
 /// 2: each side's guard holds its own busy counters and is read-only for the peer.
-const VERSION: u8 = 2;
+/// 3: each side may announce a pool (address and length) that its peer maps.
+const VERSION: u8 = 3;
 
 /// A malformed or unexpected handshake message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -37,6 +41,10 @@ pub(crate) struct Offer {
     pub table_addr: u64,
     /// Bytes of the sender's inbound message ring (0: messages travel on the socket).
     pub ring_len: u32,
+    /// Where the sender's pool is mapped in its own process (what its windows address).
+    pub pool_addr: u64,
+    /// Bytes of the sender's pool, a multiple of the page size (0: none, no descriptor for it).
+    pub pool_len: u64,
     /// Hello: the address the client dialed. Accept: the address the server gives the client.
     pub addr: SocketAddr,
     pub private_data: Vec<u8>,
@@ -114,6 +122,8 @@ fn encode_offer(offer: &Offer, out: &mut Vec<u8>) {
     out.extend_from_slice(&offer.max_recv.to_be_bytes());
     out.extend_from_slice(&offer.table_addr.to_be_bytes());
     out.extend_from_slice(&offer.ring_len.to_be_bytes());
+    out.extend_from_slice(&offer.pool_addr.to_be_bytes());
+    out.extend_from_slice(&offer.pool_len.to_be_bytes());
     match offer.addr.ip() {
         IpAddr::V4(ip) => {
             out.push(4);
@@ -140,6 +150,11 @@ fn decode_offer(r: &mut Reader<'_>) -> Result<Offer, HandshakeError> {
     }
     let table_addr = r.u64()?;
     let ring_len = r.u32()?;
+    let pool_addr = r.u64()?;
+    let pool_len = r.u64()?;
+    if pool_len > MAX_POOL_BYTES {
+        return Err(HandshakeError("pool larger than 4 GiB"));
+    }
     let ip = match r.u8()? {
         4 => IpAddr::V4(Ipv4Addr::from(<[u8; 4]>::try_from(r.take(4)?).map_err(|_| HandshakeError("short"))?)),
         6 => IpAddr::V6(Ipv6Addr::from(<[u8; 16]>::try_from(r.take(16)?).map_err(|_| HandshakeError("short"))?)),
@@ -151,7 +166,18 @@ fn decode_offer(r: &mut Reader<'_>) -> Result<Offer, HandshakeError> {
         return Err(HandshakeError("private data longer than 56 bytes"));
     }
     let private_data = r.take(len)?.to_vec();
-    Ok(Offer { initiator_depth, responder_resources, recv_size, max_recv, table_addr, ring_len, addr, private_data })
+    Ok(Offer {
+        initiator_depth,
+        responder_resources,
+        recv_size,
+        max_recv,
+        table_addr,
+        ring_len,
+        pool_addr,
+        pool_len,
+        addr,
+        private_data,
+    })
 }
 
 struct Reader<'a>(&'a [u8]);
@@ -195,6 +221,8 @@ mod tests {
             max_recv: 128,
             table_addr: 0x7f00_0000_1000,
             ring_len: 1 << 20,
+            pool_addr: 0x7f00_1000_0000,
+            pool_len: 1 << 24,
             addr: "[::1]:20049".parse().expect("addr"),
             private_data: vec![0xf6, 0xab, 0x0e, 0x18, 1, 0, 3, 3],
         }
@@ -233,6 +261,8 @@ mod tests {
         assert!(Handshake::decode(&bytes).is_err());
         let huge = Handshake::Accept(Offer { recv_size: MAX_RECV_SIZE + 1, ..offer() }).encode();
         assert_eq!(Handshake::decode(&huge), Err(HandshakeError("receive size or count out of range")));
+        let pool = Handshake::Accept(Offer { pool_len: MAX_POOL_BYTES + 1, ..offer() }).encode();
+        assert_eq!(Handshake::decode(&pool), Err(HandshakeError("pool larger than 4 GiB")));
     }
 
     #[test]

@@ -39,6 +39,27 @@ pub async fn connect(
     Ok((Box::new(qp), BusyCounters { mem }))
 }
 
+/// What is wrong with the pool a hostile connection offers its peer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PoolFault {
+    /// A memfd without seals: its owner could shrink it under the peer's mapping (SIGBUS).
+    Unsealed,
+    /// A sealed memfd one page shorter than the pool length announced.
+    Short,
+}
+
+/// Connects like [`rdma::Provider::connect`], offering a pool (`config.pool_bytes`, which must not
+/// be 0) with `fault`.
+pub async fn connect_with_pool_fault(
+    addr: SocketAddr,
+    config: QpConfig,
+    private_data: &[u8],
+    fault: PoolFault,
+) -> Result<Box<dyn QueuePair>, RdmaError> {
+    let qp = crate::connect::connect_with(addr, addr.ip(), config, private_data, Some(fault)).await?;
+    Ok(Box::new(qp))
+}
+
 /// Connects like [`rdma::Provider::connect`] to the listener at `addr`, claiming in the Hello that
 /// the address dialed was `claimed` (the address the listener would know the client by).
 pub async fn connect_claiming(

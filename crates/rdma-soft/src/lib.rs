@@ -66,6 +66,7 @@ mod keytable;
 mod listen;
 mod names;
 mod onesided;
+pub use onesided::cross_memory_copies;
 mod qp;
 mod sys;
 

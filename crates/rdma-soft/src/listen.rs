@@ -150,7 +150,7 @@ impl SoftIncoming {
             return Err(RdmaError::QueueFull { queue: "receive", depth: config.max_recv });
         }
         let SoftIncoming { sock, hello, fds, local: listener_addr, peer } = self;
-        let local = LocalSide::new(&config)?;
+        let local = LocalSide::new(&config, None)?;
         let peer_side = match establish::attach(&sock, &hello, fds, &local) {
             Ok(attached) => attached,
             Err(e) => {

@@ -1,5 +1,6 @@
 //! The queue pair: posted receives, Sends through the message channel, the completion queue, and the
-//! connection's end (every outstanding request flushed, then `Disconnected`).
+//! connection's end (every outstanding request flushed, then `Disconnected`), and the memory the peer
+//! may reach: registrations, the pool, windows.
 //!
 //! Credits are exact: a Send is delivered only when the peer's published count of posted receives is
 //! ahead of the Sends delivered so far; otherwise it fails with `ReceiverNotReady` and breaks the
@@ -12,12 +13,14 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 use std::time::Instant;
 
+use bytes::Bytes;
 use rdma::{
     Access, Completion, CompletionKind, ConnectionInfo, MemoryRegion, QpConfig, RdmaError, RegBuf, RemoteSegment,
-    WcError, WrId,
+    WcError, Window, WrId,
 };
 
 use crate::channel::{Channel, ChannelError};
+use crate::establish::PeerPool;
 use crate::keytable::{LocalTable, RemoteTable, SlotRegistration, Sweep};
 
 /// Messages taken from the channel per poll, so one busy peer cannot hold the poller forever.
@@ -36,6 +39,10 @@ pub(crate) enum Queue {
 pub(crate) struct Established {
     pub channel: Box<dyn Channel>,
     pub local: Arc<LocalTable>,
+    /// This side's pool, registered in `local`.
+    pub pool: Option<MemoryRegion>,
+    /// The peer's pool, mapped here.
+    pub peer_pool: Option<PeerPool>,
     pub remote: RemoteTable,
     pub peer_pid: i32,
     pub info: ConnectionInfo,
@@ -49,6 +56,8 @@ pub(crate) struct Established {
 #[derive(Debug)]
 pub(crate) struct SoftQp {
     pub(crate) local: Arc<LocalTable>,
+    pool: Option<MemoryRegion>,
+    pub(crate) peer_pool: Option<PeerPool>,
     pub(crate) remote: RemoteTable,
     pub(crate) peer_pid: i32,
     pub(crate) info: ConnectionInfo,
@@ -93,6 +102,8 @@ impl SoftQp {
         };
         SoftQp {
             local: e.local,
+            pool: e.pool,
+            peer_pool: e.peer_pool,
             remote: e.remote,
             peer_pid: e.peer_pid,
             info: e.info,
@@ -154,6 +165,9 @@ impl SoftQp {
         if self.lock().down {
             return Err(RdmaError::Disconnected);
         }
+        if matches!(buf, RegBuf::Pool(_)) {
+            return Err(RdmaError::Invalid("a pool is the provider's own memory: open windows into it".into()));
+        }
         let writes = Access::LOCAL_WRITE | Access::REMOTE_WRITE;
         if !matches!(buf, RegBuf::Writable(_)) && access.bits() & writes.bits() != 0 {
             return Err(RdmaError::Invalid("a read-only buffer cannot be registered with write access".into()));
@@ -161,11 +175,46 @@ impl SoftQp {
         let start = match &buf {
             RegBuf::ReadOnly(b) => b.as_ptr() as usize,
             RegBuf::Writable(v) => v.as_ptr() as usize,
+            RegBuf::Pool(p) => p.start_addr(),
         };
         let handle = self.local.register(start, buf.len(), access)?;
         let remote = access.contains(Access::REMOTE_READ) || access.contains(Access::REMOTE_WRITE);
         let registration = Box::new(SlotRegistration { table: self.local.clone(), handle, remote });
         Ok(MemoryRegion::new(buf, access, handle, handle, start as u64, registration))
+    }
+
+    /// A window: a key-table slot of its own over `len` bytes of `region` from `offset` (no system
+    /// call, no registration), closed by deregistering the slot under the table's quarantine rules.
+    pub(crate) fn open_window(
+        &self,
+        region: &MemoryRegion,
+        offset: usize,
+        len: usize,
+        access: Access,
+    ) -> Result<Window, RdmaError> {
+        if self.lock().down {
+            return Err(RdmaError::Disconnected);
+        }
+        if region.is_invalidated() || !self.local.is_live(region.local_key(), region.start_addr()) {
+            return Err(RdmaError::Invalid("a window opens only into a region registered on this connection".into()));
+        }
+        if offset.checked_add(len).is_none_or(|end| end > region.len()) {
+            let size = region.len();
+            return Err(RdmaError::Invalid(format!(
+                "a window of {len} bytes at {offset} leaves the region ({size} bytes)"
+            )));
+        }
+        let remote = Access::REMOTE_READ.bits() | Access::REMOTE_WRITE.bits();
+        if access.bits() & remote == 0 || access.bits() & !(remote | Access::LOCAL_WRITE.bits()) != 0 {
+            return Err(RdmaError::Invalid(format!("a window gives remote read or write, not {access:?}")));
+        }
+        if access.contains(Access::REMOTE_WRITE) && !region.is_writable() {
+            return Err(RdmaError::Invalid("a window with remote write needs a writable region".into()));
+        }
+        let start = region.start_addr() + offset;
+        let handle = self.local.window(start, len, access)?;
+        let registration = Box::new(SlotRegistration { table: self.local.clone(), handle, remote: true });
+        Ok(Window::new(region.clone(), offset, len, access, handle, start as u64, registration))
     }
 
     pub(crate) fn post_recvs(&self, count: u32) -> Result<(), RdmaError> {
@@ -315,6 +364,28 @@ impl rdma::QueuePair for SoftQp {
 
     fn register(&self, buf: RegBuf, access: Access) -> Result<MemoryRegion, RdmaError> {
         SoftQp::register(self, buf, access)
+    }
+
+    fn pool(&self) -> Option<MemoryRegion> {
+        self.pool.clone()
+    }
+
+    fn open_window(
+        &self,
+        region: &MemoryRegion,
+        offset: usize,
+        len: usize,
+        access: Access,
+    ) -> Result<Window, RdmaError> {
+        SoftQp::open_window(self, region, offset, len, access)
+    }
+
+    fn post_write_gather(&self, wr_id: WrId, sources: &[Bytes], remote: RemoteSegment) -> Result<(), RdmaError> {
+        self.write_gather(wr_id, sources, remote)
+    }
+
+    fn registrations(&self) -> u64 {
+        self.local.registrations()
     }
 
     fn post_recvs(&self, count: u32) -> Result<(), RdmaError> {

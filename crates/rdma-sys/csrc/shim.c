@@ -34,6 +34,67 @@ int nfsbench_ibv_post_rdma(struct ibv_qp *qp, int write, uint64_t wr_id, uint64_
 	return ibv_post_send(qp, &wr, &bad);
 }
 
+int nfsbench_ibv_post_write_sgl(struct ibv_qp *qp, uint64_t wr_id, struct ibv_sge *sges, int num_sge,
+                                uint64_t remote_addr, uint32_t rkey)
+{
+	struct ibv_send_wr wr, *bad = NULL;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = sges;
+	wr.num_sge = num_sge;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = remote_addr;
+	wr.wr.rdma.rkey = rkey;
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+struct ibv_mw *nfsbench_ibv_alloc_mw_type2(struct ibv_pd *pd)
+{
+	return ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+}
+
+int nfsbench_ibv_dealloc_mw(struct ibv_mw *mw)
+{
+	return ibv_dealloc_mw(mw);
+}
+
+uint32_t nfsbench_ibv_inc_rkey(uint32_t rkey)
+{
+	return ibv_inc_rkey(rkey);
+}
+
+int nfsbench_ibv_post_bind_mw(struct ibv_qp *qp, uint64_t wr_id, struct ibv_mw *mw, uint32_t rkey,
+                              struct ibv_mr *mr, uint64_t addr, uint64_t length, unsigned int access)
+{
+	struct ibv_send_wr wr, *bad = NULL;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = rkey;
+	wr.bind_mw.bind_info.mr = mr;
+	wr.bind_mw.bind_info.addr = addr;
+	wr.bind_mw.bind_info.length = length;
+	wr.bind_mw.bind_info.mw_access_flags = access;
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+int nfsbench_ibv_post_local_inv(struct ibv_qp *qp, uint64_t wr_id, uint32_t rkey)
+{
+	struct ibv_send_wr wr, *bad = NULL;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.opcode = IBV_WR_LOCAL_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = rkey;
+	return ibv_post_send(qp, &wr, &bad);
+}
+
 int nfsbench_ibv_post_recv(struct ibv_qp *qp, uint64_t wr_id, uint64_t addr, uint32_t length,
                            uint32_t lkey)
 {

@@ -19,6 +19,25 @@ int nfsbench_ibv_post_send(struct ibv_qp *qp, uint64_t wr_id, uint64_t addr, uin
 int nfsbench_ibv_post_rdma(struct ibv_qp *qp, int write, uint64_t wr_id, uint64_t addr,
                            uint32_t length, uint32_t lkey, uint64_t remote_addr, uint32_t rkey);
 
+/* A signaled IBV_WR_RDMA_WRITE of the `num_sge` elements of `sges`, in order, to `remote_addr`/`rkey`. */
+int nfsbench_ibv_post_write_sgl(struct ibv_qp *qp, uint64_t wr_id, struct ibv_sge *sges, int num_sge,
+                                uint64_t remote_addr, uint32_t rkey);
+
+/* ibv_alloc_mw(pd, IBV_MW_TYPE_2) and ibv_dealloc_mw (static inline). */
+struct ibv_mw *nfsbench_ibv_alloc_mw_type2(struct ibv_pd *pd);
+int nfsbench_ibv_dealloc_mw(struct ibv_mw *mw);
+
+/* ibv_inc_rkey (static inline): the next key of an rkey's index. */
+uint32_t nfsbench_ibv_inc_rkey(uint32_t rkey);
+
+/* A signaled IBV_WR_BIND_MW of type-2 `mw` under `rkey` (the window's next key) over `length` bytes at
+ * `addr` of `mr` (registered with IBV_ACCESS_MW_BIND), with `access` (ibv_access_flags). */
+int nfsbench_ibv_post_bind_mw(struct ibv_qp *qp, uint64_t wr_id, struct ibv_mw *mw, uint32_t rkey,
+                              struct ibv_mr *mr, uint64_t addr, uint64_t length, unsigned int access);
+
+/* A signaled IBV_WR_LOCAL_INV of `rkey`. */
+int nfsbench_ibv_post_local_inv(struct ibv_qp *qp, uint64_t wr_id, uint32_t rkey);
+
 /* One receive of `length` bytes at `addr`. */
 int nfsbench_ibv_post_recv(struct ibv_qp *qp, uint64_t wr_id, uint64_t addr, uint32_t length,
                            uint32_t lkey);

@@ -3,7 +3,8 @@
 //!
 //! The data-path calls of libibverbs are `static inline` in the header and `ibv_reg_mr` is a macro, so
 //! `csrc/shim.c` compiles them out of line as `nfsbench_*` functions (one scatter/gather element per
-//! work request; see `csrc/shim.h`). Enums are modules of constants (`ibv_wc_status::IBV_WC_SUCCESS`)
+//! work request but for a gather RDMA Write; type-2 memory windows bound and invalidated by work
+//! requests; see `csrc/shim.h`). Enums are modules of constants (`ibv_wc_status::IBV_WC_SUCCESS`)
 //! so that a value read from a device is never an invalid Rust enum.
 //!
 //! Everything here is `unsafe` to call; `rdma-verbs` is the safe layer that owns each object and says

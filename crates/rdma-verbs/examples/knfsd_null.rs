@@ -42,7 +42,14 @@ async fn run(ip: IpAddr, checks: &mut (u32, u32)) -> Result<(), Box<dyn Error>> 
     };
     let provider = VerbsProvider::open()?;
     let ours = InlineThresholds { send: 4096, recv: 4096 };
-    let config = QpConfig { recv_size: 4096, max_recv: 32, max_send: 32, initiator_depth: 0, responder_resources: 16 };
+    let config = QpConfig {
+        recv_size: 4096,
+        max_recv: 32,
+        max_send: 32,
+        initiator_depth: 0,
+        responder_resources: 16,
+        pool_bytes: 0,
+    };
     let addr = SocketAddr::new(ip, NFS_RDMA_PORT);
     let qp = tokio::time::timeout(STEP, provider.connect(addr, config, &ours.to_private(false).encode())).await??;
     let info = qp.info();

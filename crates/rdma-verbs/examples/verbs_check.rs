@@ -35,10 +35,22 @@ const STEP: Duration = Duration::from_secs(90);
 const CLIENT_PD: [u8; 8] = [0xf6, 0xab, 0x0e, 0x18, 1, 0, 3, 3];
 // RFC 8797: 4 KiB each way (code 3), like the receive buffers; the server also sets the remote-invalidation flag.
 const SERVER_PD: [u8; 8] = [0xf6, 0xab, 0x0e, 0x18, 1, 1, 3, 3];
-const CLIENT: QpConfig =
-    QpConfig { recv_size: 4096, max_recv: 16, max_send: 32, initiator_depth: 0, responder_resources: 11 };
-const SERVER: QpConfig =
-    QpConfig { recv_size: 4096, max_recv: 16, max_send: 32, initiator_depth: 16, responder_resources: 16 };
+const CLIENT: QpConfig = QpConfig {
+    recv_size: 4096,
+    max_recv: 16,
+    max_send: 32,
+    initiator_depth: 0,
+    responder_resources: 11,
+    pool_bytes: 0,
+};
+const SERVER: QpConfig = QpConfig {
+    recv_size: 4096,
+    max_recv: 16,
+    max_send: 32,
+    initiator_depth: 16,
+    responder_resources: 16,
+    pool_bytes: 0,
+};
 
 #[derive(Default)]
 struct Checks {

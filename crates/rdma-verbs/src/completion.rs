@@ -1,9 +1,15 @@
 //! What a work completion means: the requests in flight (kept until their completion, with whatever
 //! must live that long) and the mapping of `ibv_wc_status` onto [`WcError`]. No I/O here.
 
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use bytes::Bytes;
 use rdma::{MemoryRegion, WcError, WrId};
 use rdma_sys::ibv_wc_status::{self as status, Type as Status};
 use rpcrdma_proto::ConnectPrivate;
+
+use crate::window::Mw;
 
 /// One posted work request, until its completion is polled.
 #[derive(Debug)]
@@ -16,20 +22,48 @@ pub(crate) enum Pending {
     Read { wr_id: WrId, _region: MemoryRegion },
     /// An RDMA Write from `region`, held likewise.
     Write { wr_id: WrId, _region: MemoryRegion },
+    /// The last work request of a gather RDMA Write: the caller's sources and the registrations made
+    /// for them, held until its completion (which comes after those of the earlier parts).
+    Gather { wr_id: WrId, _sources: Vec<Bytes>, _regions: Vec<MemoryRegion> },
+    /// An earlier work request of a gather RDMA Write (more sources than scatter/gather elements):
+    /// silent on success; its failure is the caller's, and then `last`'s completion is swallowed.
+    GatherPart { wr_id: WrId, last: u64 },
+    /// The binding of a memory window, held until it completes.
+    Bind { _mw: Arc<Mw> },
+    /// The invalidation of a memory window: idle once it completes, and the window is free again.
+    Invalidate { mw: Arc<Mw>, idle: Arc<AtomicBool> },
+}
+
+/// Which queue a pending request occupies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Queue {
+    Recv,
+    /// The caller's Sends, RDMA Reads and Writes.
+    Send,
+    /// Window bindings and invalidations (room of their own on the send queue).
+    Window,
 }
 
 impl Pending {
     /// The caller's tag (receives report 0: they are posted in bulk).
     pub(crate) fn wr_id(&self) -> WrId {
         match self {
-            Pending::Recv { .. } => 0,
-            Pending::Send { wr_id, .. } | Pending::Read { wr_id, .. } | Pending::Write { wr_id, .. } => *wr_id,
+            Pending::Recv { .. } | Pending::Bind { .. } | Pending::Invalidate { .. } => 0,
+            Pending::Send { wr_id, .. }
+            | Pending::Read { wr_id, .. }
+            | Pending::Write { wr_id, .. }
+            | Pending::Gather { wr_id, .. }
+            | Pending::GatherPart { wr_id, .. } => *wr_id,
         }
     }
 
-    /// True for requests on the send queue (Sends, RDMA Reads and Writes).
-    pub(crate) fn on_send_queue(&self) -> bool {
-        !matches!(self, Pending::Recv { .. })
+    /// The queue the request takes a place in.
+    pub(crate) fn queue(&self) -> Queue {
+        match self {
+            Pending::Recv { .. } => Queue::Recv,
+            Pending::Bind { .. } | Pending::Invalidate { .. } => Queue::Window,
+            _ => Queue::Send,
+        }
     }
 }
 
@@ -63,7 +97,7 @@ pub(crate) fn wc_error(code: Status, vendor_err: u32, pending: &Pending, limits:
         status::IBV_WC_REM_ACCESS_ERR => {
             let what = match pending {
                 Pending::Read { .. } => "RDMA Read",
-                Pending::Write { .. } => "RDMA Write",
+                Pending::Write { .. } | Pending::Gather { .. } | Pending::GatherPart { .. } => "RDMA Write",
                 _ => "request",
             };
             WcError::RemoteAccess(format!("{what} refused by the peer ({name}, vendor error {vendor_err:#x})"))
@@ -142,7 +176,7 @@ mod tests {
     #[test]
     fn receives_report_wr_id_zero_and_stay_off_the_send_queue() {
         let recv = Pending::Recv { slot: 3 };
-        assert_eq!((recv.wr_id(), recv.on_send_queue()), (0, false));
-        assert_eq!((send(1).wr_id(), send(1).on_send_queue()), (9, true));
+        assert_eq!((recv.wr_id(), recv.queue()), (0, Queue::Recv));
+        assert_eq!((send(1).wr_id(), send(1).queue()), (9, Queue::Send));
     }
 }

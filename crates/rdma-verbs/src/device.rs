@@ -67,6 +67,10 @@ pub(crate) struct DeviceLimits {
     pub max_responder_resources: u8,
     /// RDMA Reads the device issues in flight per QP (`max_qp_init_rd_atom`): our initiator depth.
     pub max_initiator_depth: u8,
+    /// Scatter/gather elements per work request (`max_sge`).
+    pub max_sge: u32,
+    /// Type-2B memory windows (IBV_DEVICE_MEM_WINDOW_TYPE_2B; Soft-RoCE has them).
+    pub memory_windows: bool,
 }
 
 impl DeviceLimits {
@@ -78,6 +82,8 @@ impl DeviceLimits {
             max_cqe: clamp_u32(attr.max_cqe),
             max_responder_resources: clamp_u8(attr.max_qp_rd_atom),
             max_initiator_depth: clamp_u8(attr.max_qp_init_rd_atom),
+            max_sge: clamp_u32(attr.max_sge),
+            memory_windows: attr.device_cap_flags & sys::ibv_device_cap_flags::IBV_DEVICE_MEM_WINDOW_TYPE_2B != 0,
         }
     }
 }

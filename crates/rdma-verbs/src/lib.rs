@@ -23,6 +23,8 @@ mod channel;
 mod cm;
 mod completion;
 mod device;
+mod gather;
+mod memory;
 mod mr;
 mod pool;
 mod provider;
@@ -30,6 +32,7 @@ mod qp;
 mod setup;
 mod state;
 mod verbs;
+mod window;
 
 pub use device::devices;
 pub use provider::VerbsProvider;

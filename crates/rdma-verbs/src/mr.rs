@@ -30,9 +30,16 @@ pub(crate) fn access_flags(access: Access) -> i32 {
 
 /// One `ibv_mr`; deregistered when dropped.
 #[derive(Debug)]
-struct Mr {
+pub(crate) struct Mr {
     raw: NonNull<sys::ibv_mr>,
     _pd: Arc<Pd>,
+}
+
+impl Mr {
+    /// The MR, for binding memory windows to it while it lives.
+    pub(crate) fn raw(&self) -> *mut sys::ibv_mr {
+        self.raw.as_ptr()
+    }
 }
 
 // SAFETY: see Pd.
@@ -59,8 +66,67 @@ impl Registration for VerbsRegistration {
     }
 }
 
-/// Registers `buf` on `pd` (ibv_reg_mr). The peer addresses it by its virtual address.
-pub(crate) fn register(pd: &Arc<Pd>, mut buf: RegBuf, access: Access) -> Result<MemoryRegion, RdmaError> {
+/// Registers `buf` on `pd` (ibv_reg_mr). The peer addresses it by its virtual address. A pool is the
+/// provider's own memory: it is registered by [`register_pool`] only.
+pub(crate) fn register(pd: &Arc<Pd>, buf: RegBuf, access: Access) -> Result<MemoryRegion, RdmaError> {
+    if matches!(buf, RegBuf::Pool(_)) {
+        return Err(RdmaError::Invalid("a pool is the provider's own memory: open windows into it".into()));
+    }
+    let (buf, mr) = register_flags(pd, buf, access, 0)?;
+    let (lkey, rkey, start) = keys(&mr, &buf);
+    let registration = VerbsRegistration(Mutex::new(Some(mr)));
+    Ok(MemoryRegion::new(buf, access, rkey, lkey, start, Box::new(registration)))
+}
+
+/// The pool's registration: local write, and memory windows may be bound to it. Its MR is shared
+/// with the queue pair (which binds windows to it) and lives until both let go: the pool itself gives
+/// the peer no access, so invalidating the region ends nothing remote.
+pub(crate) fn register_pool(pd: &Arc<Pd>, buf: RegBuf) -> Result<(MemoryRegion, Arc<Mr>), RdmaError> {
+    let bind = sys::ibv_access_flags::IBV_ACCESS_MW_BIND as i32;
+    let (buf, mr) = register_flags(pd, buf, Access::LOCAL_WRITE, bind)?;
+    let (lkey, rkey, start) = keys(&mr, &buf);
+    let mr = Arc::new(mr);
+    let region = MemoryRegion::new(buf, Access::LOCAL_WRITE, rkey, lkey, start, Box::new(PoolRegistration(mr.clone())));
+    Ok((region, mr))
+}
+
+/// The registration of a window's bytes on a device without memory windows: `len` bytes of
+/// `region` from `offset` with `access`. Returns the R_key and the registration that drops the MR.
+pub(crate) fn register_range(
+    pd: &Arc<Pd>,
+    region: &MemoryRegion,
+    offset: usize,
+    len: usize,
+    access: Access,
+) -> Result<(u32, Box<dyn Registration>), RdmaError> {
+    let inside = offset.checked_add(len).is_some_and(|end| end <= region.len()) && len > 0;
+    let writes = access.contains(Access::LOCAL_WRITE) || access.contains(Access::REMOTE_WRITE);
+    if !inside || region.is_invalidated() || (writes && !region.is_writable()) {
+        return Err(RdmaError::Invalid(format!("cannot open {len} bytes at {offset} of this region with {access:?}")));
+    }
+    let start = std::ptr::with_exposed_provenance_mut::<libc::c_void>(region.start_addr() + offset);
+    // SAFETY: the range lies in the region's memory (checked), which the window registered here holds
+    // (a clone of the region) for longer than this MR lives; the device writes it only when the region
+    // is writable (checked).
+    let raw = unsafe { sys::nfsbench_ibv_reg_mr(pd.raw.as_ptr(), start, len, access_flags(access)) };
+    let raw = NonNull::new(raw).ok_or_else(|| RdmaError::io("ibv_reg_mr", io::Error::last_os_error()))?;
+    // SAFETY: a live MR returned just now.
+    let rkey = unsafe { (*raw.as_ptr()).rkey };
+    Ok((rkey, Box::new(VerbsRegistration(Mutex::new(Some(Mr { raw, _pd: pd.clone() }))))))
+}
+
+fn keys(mr: &Mr, buf: &RegBuf) -> (u32, u32, u64) {
+    // SAFETY: a live MR.
+    let (lkey, rkey) = unsafe { ((*mr.raw.as_ptr()).lkey, (*mr.raw.as_ptr()).rkey) };
+    let start = match buf {
+        RegBuf::Writable(v) => v.as_ptr() as u64,
+        RegBuf::ReadOnly(b) => b.as_ptr() as u64,
+        RegBuf::Pool(p) => p.start_addr() as u64,
+    };
+    (lkey, rkey, start)
+}
+
+fn register_flags(pd: &Arc<Pd>, mut buf: RegBuf, access: Access, extra: i32) -> Result<(RegBuf, Mr), RdmaError> {
     if buf.is_empty() {
         return Err(RdmaError::Invalid("cannot register an empty buffer".into()));
     }
@@ -71,16 +137,22 @@ pub(crate) fn register(pd: &Arc<Pd>, mut buf: RegBuf, access: Access) -> Result<
             return Err(RdmaError::Invalid(format!("a read-only buffer cannot be registered for writing ({access:?})")))
         }
         RegBuf::ReadOnly(b) => b.as_ptr().cast_mut().cast(),
+        RegBuf::Pool(p) => std::ptr::with_exposed_provenance_mut(p.start_addr()),
     };
-    // SAFETY: `start..start+len` is the buffer's heap memory, which the MemoryRegion built below owns
-    // and keeps (without moving it) until the registration is dropped; the device writes into it only
-    // when it is Writable (checked above).
-    let raw = unsafe { sys::nfsbench_ibv_reg_mr(pd.raw.as_ptr(), start, buf.len(), access_flags(access)) };
+    // SAFETY: `start..start+len` is the buffer's memory (heap, or the provider's own pool), which the
+    // MemoryRegion built by the caller owns and keeps in place until the registration is dropped; the
+    // device writes into it only when it is Writable or a pool (checked above).
+    let raw = unsafe { sys::nfsbench_ibv_reg_mr(pd.raw.as_ptr(), start, buf.len(), access_flags(access) | extra) };
     let raw = NonNull::new(raw).ok_or_else(|| RdmaError::io("ibv_reg_mr", io::Error::last_os_error()))?;
-    // SAFETY: a live MR returned just now.
-    let (lkey, rkey) = unsafe { ((*raw.as_ptr()).lkey, (*raw.as_ptr()).rkey) };
-    let registration = VerbsRegistration(Mutex::new(Some(Mr { raw, _pd: pd.clone() })));
-    Ok(MemoryRegion::new(buf, access, rkey, lkey, start as u64, Box::new(registration)))
+    Ok((buf, Mr { raw, _pd: pd.clone() }))
+}
+
+/// The pool's registration: the MR stays until the queue pair and every clone of the region let go.
+#[derive(Debug)]
+struct PoolRegistration(#[allow(dead_code)] Arc<Mr>);
+
+impl Registration for PoolRegistration {
+    fn deregister(&self) {}
 }
 
 #[cfg(test)]

@@ -4,52 +4,99 @@
 //! what it uses: a pool slot, or a clone of the caller's [`MemoryRegion`]. The entry leaves the table
 //! only when the request's completion is polled (or when the QP is destroyed), so registered memory
 //! lives and stays registered while the device may touch it. Fields are declared in destruction order:
-//! QP, CQ and its channel, the table and pools (their MRs), PD, RDMA-CM id.
+//! QP, CQ and its channel, the table and pools (their MRs), the caller's pool, PD, RDMA-CM id.
+//!
+//! The data path without registrations: the pool ([`rdma::QueuePair::pool`], page-aligned memory
+//! registered once at creation, see `memory`), windows into it (memory windows, see `window`), and
+//! gather RDMA Writes whose elements use the pool's key where a source lies in the pool and a
+//! registration of the source (counted, released at the completion) elsewhere. Every registration
+//! is counted ([`rdma::QueuePair::registrations`]).
 #![allow(unsafe_code)]
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 
-use rdma::{Access, Completion, ConnectionInfo, MemoryRegion, QpConfig, RdmaError, RegBuf, RemoteSegment, WrId};
+use bytes::Bytes;
+use rdma::{
+    Access, Completion, ConnectionInfo, MemoryRegion, QpConfig, RdmaError, RegBuf, RemoteSegment, Window, WrId,
+};
 use rdma_sys as sys;
 use sys::rdma_cm_event_type as ev;
 
 use crate::channel::CmEvent;
 use crate::cm::CmId;
 use crate::completion::{peer_recv_size, send_buffer_size, Pending};
-use crate::mr::register;
+use crate::device::DeviceLimits;
+use crate::memory::PageMem;
+use crate::mr::{register, register_pool, Mr};
 use crate::pool::SlotPool;
 use crate::state::State;
 use crate::verbs::{Cq, Pd, RawQp};
 
 /// Completions taken from the CQ per `ibv_poll_cq` call.
 const POLL_BATCH: usize = 32;
+/// Scatter/gather elements a gather RDMA Write puts in one work request, at most.
+const GATHER_SGES: u32 = 16;
 
 /// One RC connection over libibverbs.
 #[derive(Debug)]
 pub struct VerbsQueuePair {
-    qp: RawQp,
+    pub(crate) qp: Arc<RawQp>,
     cq: Arc<Cq>,
-    state: Mutex<State>,
-    pd: Arc<Pd>,
+    pub(crate) state: Arc<Mutex<State>>,
+    /// The caller's pool and its MR (windows are bound to it).
+    pub(crate) pool: Option<(MemoryRegion, Arc<Mr>)>,
+    pub(crate) pd: Arc<Pd>,
     id: Arc<CmId>,
-    config: QpConfig,
+    pub(crate) config: QpConfig,
+    /// Scatter/gather elements per gather work request.
+    pub(crate) send_sge: u32,
+    /// Windows the send queue has room for beyond `config.max_send` (0: windows are registrations).
+    pub(crate) window_room: u32,
+    pub(crate) registrations: AtomicU64,
 }
 
 impl VerbsQueuePair {
-    /// PD, CQ, QP and receive pool on `id` (address and route resolved, or a connection request's id).
-    pub(crate) fn create(id: Arc<CmId>, config: QpConfig, info: ConnectionInfo) -> Result<Self, RdmaError> {
-        let entries = config.max_send.saturating_add(config.max_recv);
+    /// PD, CQ, QP, receive pool and the caller's pool on `id` (address and route resolved, or a
+    /// connection request's id). Windows are memory windows when the device has type-2B ones; the
+    /// send queue then holds room for a binding or an invalidation per caller request besides.
+    pub(crate) fn create(
+        id: Arc<CmId>,
+        config: QpConfig,
+        limits: &DeviceLimits,
+        info: ConnectionInfo,
+    ) -> Result<Self, RdmaError> {
+        let window_room = if limits.memory_windows && config.pool_bytes > 0 {
+            config.max_send.min(limits.max_qp_wr.saturating_sub(config.max_send))
+        } else {
+            0
+        };
+        let send_sge = limits.max_sge.clamp(1, GATHER_SGES);
+        let entries = config.max_send.saturating_add(config.max_recv).saturating_add(window_room).min(limits.max_cqe);
         let pd = Pd::alloc(&id)?;
         let cq = Cq::create(&id, entries)?;
-        let qp = RawQp::create(&id, &pd, &cq, config.max_send, config.max_recv)?;
+        let qp = Arc::new(RawQp::create(&id, &pd, &cq, config.max_send + window_room, config.max_recv, send_sge)?);
         let recv_pool = SlotPool::new(&pd, config.max_recv, config.recv_size, Access::LOCAL_WRITE)?;
         let state = State::new(recv_pool, info, config.recv_size as usize);
-        Ok(VerbsQueuePair { qp, cq, state: Mutex::new(state), pd, id, config })
+        let pool = match config.pool_bytes {
+            0 => None,
+            bytes => Some(register_pool(&pd, RegBuf::Pool(PageMem::new(bytes)?))?),
+        };
+        if config.pool_bytes > 0 && window_room == 0 {
+            tracing::info!("this RDMA device has no type-2B memory windows: each window is a memory registration");
+        }
+        let registrations = AtomicU64::new(u64::from(pool.is_some()));
+        let state = Arc::new(Mutex::new(state));
+        Ok(VerbsQueuePair { qp, cq, state, pool, pd, id, config, send_sge, window_room, registrations })
     }
 
     /// Records what the connection set-up learnt and sizes the send buffers for the peer.
     pub(crate) fn established(&self, info: ConnectionInfo) -> Result<(), RdmaError> {
+        let mut info = info;
+        if self.config.pool_bytes > 0 && self.window_room == 0 {
+            info.provider.push_str(" (no memory windows: a registration per window)");
+        }
         let size = send_buffer_size(self.config.recv_size, &info.peer_private_data);
         let send_pool = SlotPool::new(&self.pd, self.config.max_send, size, Access::NONE)?;
         let mut st = self.lock();
@@ -63,12 +110,12 @@ impl VerbsQueuePair {
         &self.id
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Marks the connection down and tells the peer (once); outstanding requests then flush.
-    fn go_down(&self, st: &mut State) {
+    pub(crate) fn go_down(&self, st: &mut State) {
         if st.mark_down() {
             if let Err(e) = self.id.disconnect() {
                 tracing::debug!("rdma_disconnect: {e}");
@@ -131,11 +178,16 @@ impl VerbsQueuePair {
     }
 
     /// Checks that a request may be added to the send queue.
-    fn send_queue_room(&self, st: &State) -> Result<(), RdmaError> {
+    pub(crate) fn send_queue_room(&self, st: &State) -> Result<(), RdmaError> {
+        self.send_queue_room_for(st, 1)
+    }
+
+    /// Checks that `n` requests may be added to the send queue.
+    pub(crate) fn send_queue_room_for(&self, st: &State, n: u32) -> Result<(), RdmaError> {
         if st.down {
             return Err(RdmaError::Disconnected);
         }
-        if st.send_queue >= self.config.max_send {
+        if st.send_queue.saturating_add(n) > self.config.max_send {
             return Err(RdmaError::QueueFull { queue: "send", depth: self.config.max_send });
         }
         Ok(())
@@ -194,7 +246,9 @@ impl VerbsQueuePair {
 
 impl Drop for VerbsQueuePair {
     fn drop(&mut self) {
-        let st = self.state.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut st = self.lock();
+        // Windows still open close without posting: the QP serves nobody any more.
+        st.down = true;
         if !st.disconnect_sent {
             st.disconnect_sent = true;
             // The peer learns now rather than at its next failed request.
@@ -209,7 +263,31 @@ impl rdma::QueuePair for VerbsQueuePair {
     }
 
     fn register(&self, buf: RegBuf, access: Access) -> Result<MemoryRegion, RdmaError> {
-        register(&self.pd, buf, access)
+        let region = register(&self.pd, buf, access)?;
+        self.registrations.fetch_add(1, Ordering::Relaxed);
+        Ok(region)
+    }
+
+    fn pool(&self) -> Option<MemoryRegion> {
+        self.pool.as_ref().map(|(region, _)| region.clone())
+    }
+
+    fn open_window(
+        &self,
+        region: &MemoryRegion,
+        offset: usize,
+        len: usize,
+        access: Access,
+    ) -> Result<Window, RdmaError> {
+        VerbsQueuePair::open_window(self, region, offset, len, access)
+    }
+
+    fn post_write_gather(&self, wr_id: WrId, sources: &[Bytes], remote: RemoteSegment) -> Result<(), RdmaError> {
+        self.write_gather(wr_id, sources, remote)
+    }
+
+    fn registrations(&self) -> u64 {
+        self.registrations.load(Ordering::Relaxed)
     }
 
     fn post_recvs(&self, count: u32) -> Result<(), RdmaError> {

@@ -95,7 +95,7 @@ pub(crate) async fn connect(
     let device = query_device(&id)?;
     check_config(&config, &device.1)?;
     let id = Arc::new(id);
-    let qp = VerbsQueuePair::create(id.clone(), config, placeholder_info(&device.0))?;
+    let qp = VerbsQueuePair::create(id.clone(), config, &device.1, placeholder_info(&device.0))?;
     let (initiator_depth, responder_resources) = negotiate(&config, &device.1, None);
     id.connect(&ConnParam { private_data: private_data.to_vec(), initiator_depth, responder_resources })?;
     let established = expect(&channel, ev::RDMA_CM_EVENT_ESTABLISHED, addr).await?;
@@ -220,8 +220,8 @@ impl VerbsIncoming {
             check_config(&config, &device.1).map_err(refuse)?;
             let id = Arc::new(id);
             let addr = peer.unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], 0)));
-            let qp =
-                VerbsQueuePair::create(id.clone(), config, placeholder_info(&device.0)).inspect_err(|_| id.reject())?;
+            let qp = VerbsQueuePair::create(id.clone(), config, &device.1, placeholder_info(&device.0))
+                .inspect_err(|_| id.reject())?;
             let (initiator_depth, responder_resources) = negotiate(&config, &device.1, Some(peer_responder_resources));
             let info = ConnectionInfo {
                 provider: format!("verbs {}", device.0),
@@ -281,8 +281,14 @@ impl Incoming for VerbsIncoming {
 mod tests {
     use super::*;
 
-    const RXE: DeviceLimits =
-        DeviceLimits { max_qp_wr: 1 << 20, max_cqe: 1 << 20, max_responder_resources: 128, max_initiator_depth: 128 };
+    const RXE: DeviceLimits = DeviceLimits {
+        max_qp_wr: 1 << 20,
+        max_cqe: 1 << 20,
+        max_responder_resources: 128,
+        max_initiator_depth: 128,
+        max_sge: 32,
+        memory_windows: true,
+    };
 
     #[test]
     fn read_depths_stay_within_device_and_peer() {

@@ -3,15 +3,18 @@
 //! [`Completion`] happens here, and it is where what a request held is released (after completion).
 #![allow(unsafe_code)]
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::task::Waker;
 
 use rdma::{Completion, CompletionKind, ConnectionInfo, WcError};
 use rdma_sys as sys;
 
-use crate::completion::{wc_error, Limits, Pending};
+use crate::completion::{wc_error, Limits, Pending, Queue};
 use crate::device::c_string;
 use crate::pool::SlotPool;
+use crate::window::Mw;
 
 #[derive(Debug)]
 pub(crate) struct State {
@@ -22,6 +25,14 @@ pub(crate) struct State {
     pub send_pool: Option<SlotPool>,
     pub recvs_posted: u32,
     pub send_queue: u32,
+    /// Window bindings and invalidations posted and not completed.
+    pub window_queue: u32,
+    /// Windows bound and not closed yet (each will post an invalidation).
+    pub windows_open: u32,
+    /// Memory windows free for the next binding.
+    pub free_mws: Vec<Arc<Mw>>,
+    /// Last parts of gather writes whose failure an earlier part already reported.
+    swallowed: HashSet<u64>,
     /// The connection is down (disconnect, error, peer gone): requests are refused and the rest flush.
     pub down: bool,
     pub disconnect_sent: bool,
@@ -43,6 +54,10 @@ impl State {
             send_pool: None,
             recvs_posted: 0,
             send_queue: 0,
+            window_queue: 0,
+            windows_open: 0,
+            free_mws: Vec::new(),
+            swallowed: HashSet::new(),
             down: false,
             disconnect_sent: false,
             failed: false,
@@ -69,8 +84,15 @@ impl State {
 
     /// Ends every outstanding request with a flush, for a device that will complete nothing more.
     pub(crate) fn flush_all(&mut self) {
-        let flushed: Vec<Completion> =
-            self.pending.drain().map(|(_, p)| Completion { wr_id: p.wr_id(), result: Err(WcError::Flushed) }).collect();
+        let mut flushed = Vec::new();
+        for (_, pending) in self.pending.drain() {
+            match pending {
+                Pending::Invalidate { idle, .. } => idle.store(true, Ordering::Release),
+                Pending::Bind { .. } | Pending::GatherPart { .. } => {}
+                other => flushed.push(Completion { wr_id: other.wr_id(), result: Err(WcError::Flushed) }),
+            }
+        }
+        self.swallowed.clear();
         self.synthetic.extend(flushed);
     }
 
@@ -81,10 +103,46 @@ impl State {
             tracing::warn!("completion for unknown work request {}", wc.wr_id);
             return None;
         };
-        if pending.on_send_queue() {
-            self.send_queue = self.send_queue.saturating_sub(1);
-        } else {
-            self.recvs_posted = self.recvs_posted.saturating_sub(1);
+        match pending.queue() {
+            Queue::Send => self.send_queue = self.send_queue.saturating_sub(1),
+            Queue::Recv => self.recvs_posted = self.recvs_posted.saturating_sub(1),
+            Queue::Window => self.window_queue = self.window_queue.saturating_sub(1),
+        }
+        let success = wc.status == sys::ibv_wc_status::IBV_WC_SUCCESS;
+        match pending {
+            Pending::Bind { .. } => {
+                if !success {
+                    let error = self.failure(wc, &pending);
+                    tracing::warn!("binding a memory window failed: {error}");
+                }
+                return None;
+            }
+            Pending::Invalidate { mw, idle } => {
+                if success {
+                    self.free_mws.push(mw);
+                } else {
+                    // The QP is in the error state: the key serves no access any more.
+                    let error = self.failure(wc, &Pending::Invalidate { mw, idle: idle.clone() });
+                    tracing::debug!("invalidating a memory window: {error}");
+                }
+                idle.store(true, Ordering::Release);
+                return None;
+            }
+            Pending::GatherPart { wr_id, last } => {
+                if success {
+                    return None;
+                }
+                let error = self.failure(wc, &pending);
+                // The caller hears of the gather once: from its first failed part.
+                return self.swallowed.insert(last).then_some(Completion { wr_id, result: Err(error) });
+            }
+            Pending::Gather { .. } if self.swallowed.remove(&wc.wr_id) => {
+                if !success {
+                    self.failure(wc, &pending);
+                }
+                return None;
+            }
+            _ => {}
         }
         let wr_id = pending.wr_id();
         let result = if wc.status == sys::ibv_wc_status::IBV_WC_SUCCESS {
@@ -95,7 +153,8 @@ impl State {
                 }
                 Pending::Send { .. } => CompletionKind::Send,
                 Pending::Read { .. } => CompletionKind::Read,
-                Pending::Write { .. } => CompletionKind::Write,
+                // A Write or a gather's last part (window requests and earlier parts returned above).
+                _ => CompletionKind::Write,
             })
         } else {
             Err(self.failure(wc, &pending))
@@ -107,8 +166,8 @@ impl State {
                     pool.give(slot)
                 }
             }
-            // The region clone is dropped here, after its completion.
-            Pending::Read { .. } | Pending::Write { .. } => {}
+            // The region clones are dropped here, after the completion.
+            _ => {}
         }
         Some(Completion { wr_id, result })
     }

@@ -190,13 +190,15 @@ fn posted(op: &'static str, rc: libc::c_int) -> Result<(), RdmaError> {
 }
 
 impl RawQp {
-    /// An RC QP with `max_send`/`max_recv` work requests of one scatter/gather element each.
+    /// An RC QP with `max_send`/`max_recv` work requests, of `send_sge` scatter/gather elements at
+    /// most on the send queue (a gather RDMA Write) and of one on the receive queue.
     pub(crate) fn create(
         id: &Arc<CmId>,
         pd: &Arc<Pd>,
         cq: &Arc<Cq>,
         max_send: u32,
         max_recv: u32,
+        send_sge: u32,
     ) -> Result<RawQp, RdmaError> {
         let mut attr = sys::ibv_qp_init_attr {
             send_cq: cq.raw.cq.as_ptr(),
@@ -207,7 +209,7 @@ impl RawQp {
         };
         attr.cap.max_send_wr = max_send;
         attr.cap.max_recv_wr = max_recv;
-        attr.cap.max_send_sge = 1;
+        attr.cap.max_send_sge = send_sge.max(1);
         attr.cap.max_recv_sge = 1;
         // SAFETY: id, PD and CQ are live and outlive the QP (held by RawQp).
         let rc = unsafe { sys::rdma_create_qp(id.as_ptr(), pd.raw.as_ptr(), &mut attr) };
@@ -252,6 +254,57 @@ impl RawQp {
             sys::nfsbench_ibv_post_rdma(self.qp.as_ptr(), i32::from(write), wr_id, addr, len, lkey, remote_addr, rkey)
         };
         posted(op, rc)
+    }
+
+    /// A signaled RDMA Write of `sges`, in order, to `remote_addr`/`rkey`.
+    ///
+    /// # Safety
+    /// Each element lies in memory registered with its lkey on this QP's PD, which stays registered
+    /// and unmodified until the request's completion has been polled; at most the QP's `send_sge`.
+    pub(crate) unsafe fn post_write_sgl(
+        &self,
+        wr_id: u64,
+        sges: &mut [sys::ibv_sge],
+        remote_addr: u64,
+        rkey: u32,
+    ) -> Result<(), RdmaError> {
+        let count = libc::c_int::try_from(sges.len()).map_err(|_| RdmaError::Invalid("too many elements".into()))?;
+        // SAFETY: upheld by the caller; the element array is read during the call only.
+        let rc = unsafe {
+            sys::nfsbench_ibv_post_write_sgl(self.qp.as_ptr(), wr_id, sges.as_mut_ptr(), count, remote_addr, rkey)
+        };
+        posted("ibv_post_send(RDMA_WRITE, gather)", rc)
+    }
+
+    /// A signaled IBV_WR_BIND_MW of `mw` under `rkey` to `len` bytes at `addr` of `mr`, with `access`
+    /// (ibv_access_flags).
+    ///
+    /// # Safety
+    /// `mr` is live, registered on this QP's PD with IBV_ACCESS_MW_BIND and covers the range, and stays
+    /// so while the window is bound; `mw` is a type-2 window of this PD, kept until the completion.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn post_bind_mw(
+        &self,
+        wr_id: u64,
+        mw: *mut sys::ibv_mw,
+        rkey: u32,
+        mr: *mut sys::ibv_mr,
+        addr: u64,
+        len: u64,
+        access: u32,
+    ) -> Result<(), RdmaError> {
+        // SAFETY: upheld by the caller.
+        let rc = unsafe { sys::nfsbench_ibv_post_bind_mw(self.qp.as_ptr(), wr_id, mw, rkey, mr, addr, len, access) };
+        posted("ibv_post_send(BIND_MW)", rc)
+    }
+
+    /// A signaled IBV_WR_LOCAL_INV of `rkey`.
+    ///
+    /// # Safety
+    /// `rkey` names a memory window bound on this QP, kept until the completion.
+    pub(crate) unsafe fn post_local_inv(&self, wr_id: u64, rkey: u32) -> Result<(), RdmaError> {
+        // SAFETY: upheld by the caller.
+        posted("ibv_post_send(LOCAL_INV)", unsafe { sys::nfsbench_ibv_post_local_inv(self.qp.as_ptr(), wr_id, rkey) })
     }
 
     /// One receive of `len` bytes at `addr`.

@@ -19,6 +19,11 @@
 //!   region and a [`RemoteSegment`]. Work requests complete in the order they were posted, and an RDMA
 //!   Write is placed at the target before any Send posted after it is delivered (RC ordering), which is
 //!   what lets a responder post its Writes and the reply's Send back to back.
+//! - Memory for the data path without a registration per I/O: [`QueuePair::pool`] is registered once
+//!   per connection ([`QpConfig::pool_bytes`]); [`QueuePair::open_window`] gives the peer access to a
+//!   piece of it for one RPC under a handle of its own, refused once the [`Window`] is closed; and
+//!   [`QueuePair::post_write_gather`] RDMA-Writes from memory the caller never registered (a RAM
+//!   backend's pages). [`QueuePair::registrations`] counts what was registered.
 //! - [`QueuePair::poll_completions`]: the completion queue, async-ready (a waker is woken when more
 //!   arrive). After an error every outstanding request completes with [`WcError::Flushed`] and then the
 //!   poll returns [`RdmaError::Disconnected`].
@@ -37,5 +42,5 @@ mod types;
 
 pub use error::{RdmaError, WcError};
 pub use provider::{next_completions, BoxFuture, Incoming, Listener, Provider, QueuePair};
-pub use region::{Access, MemoryRegion, RegBuf, Registration};
+pub use region::{Access, MemoryRegion, PoolMemory, RegBuf, Registration, Window};
 pub use types::{Completion, CompletionKind, ConnectionInfo, PeerOneSided, QpConfig, RemoteSegment, WrId};

@@ -8,7 +8,9 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use crate::error::RdmaError;
-use crate::region::{Access, MemoryRegion, RegBuf};
+use bytes::Bytes;
+
+use crate::region::{Access, MemoryRegion, RegBuf, Window};
 use crate::types::{Completion, ConnectionInfo, PeerOneSided, QpConfig, RemoteSegment, WrId};
 
 /// A boxed future, as the object-safe traits return them.
@@ -86,8 +88,42 @@ pub trait Incoming: Send + fmt::Debug {
 pub trait QueuePair: Send + Sync + fmt::Debug {
     fn info(&self) -> ConnectionInfo;
 
-    /// Registers `buf` for this connection's peer with `access`.
+    /// Registers `buf` for this connection's peer with `access`. Each call is a memory registration
+    /// (pinning pages on a NIC): the data path uses [`pool`](Self::pool) and windows instead.
     fn register(&self, buf: RegBuf, access: Access) -> Result<MemoryRegion, RdmaError>;
+
+    /// This side's pool: [`QpConfig::pool_bytes`] of writable memory registered once, when the
+    /// connection was made, with [`Access::LOCAL_WRITE`] and no remote access of its own (the peer
+    /// reaches it only through windows). `None` when the configuration asked for none. Where the
+    /// provider can, the pool is memory the peer's one-sided operations reach without a system call
+    /// (the soft provider maps it into the peer). Its bytes are copied in and out with
+    /// [`MemoryRegion::write_at`] and [`MemoryRegion::read_at`]; every call returns the same region.
+    fn pool(&self) -> Option<MemoryRegion>;
+
+    /// Opens `access` for the peer to `len` bytes of `region` (registered on this queue pair) from
+    /// `offset`, under a handle of its own that the peer's operations are refused with once the
+    /// window is closed ([`Window::close`], or dropping it): remote access limited to one RPC, as
+    /// per-call registration gives (RFC 8166 §3.4.1), without a memory registration per call (a
+    /// key-table slot in the soft provider, a memory window bound on the queue pair with verbs).
+    fn open_window(
+        &self,
+        region: &MemoryRegion,
+        offset: usize,
+        len: usize,
+        access: Access,
+    ) -> Result<Window, RdmaError>;
+
+    /// RDMA Write of `remote.length` bytes gathered in order from `sources` (their lengths add up to
+    /// `remote.length`): memory the caller did not register, such as a RAM backend's pages, held by
+    /// the provider until the completion. The soft provider copies from it directly; a provider that
+    /// needs local keys registers what no registration of its own covers, and counts it in
+    /// [`registrations`](Self::registrations).
+    fn post_write_gather(&self, wr_id: WrId, sources: &[Bytes], remote: RemoteSegment) -> Result<(), RdmaError>;
+
+    /// Memory registrations made on this queue pair so far (the pool, [`register`](Self::register)
+    /// and the provider's own for [`post_write_gather`](Self::post_write_gather)); windows are not
+    /// registrations. What reports divide by I/Os.
+    fn registrations(&self) -> u64;
 
     /// Posts `count` more receive buffers of [`QpConfig::recv_size`] bytes.
     fn post_recvs(&self, count: u32) -> Result<(), RdmaError>;

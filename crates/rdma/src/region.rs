@@ -41,11 +41,33 @@ impl BitOr for Access {
 }
 
 /// Memory handed over for registration. `ReadOnly` may only be read (a WRITE payload the peer pulls);
-/// `Writable` may be written locally or remotely (a READ's destination, an RDMA Read's target).
+/// `Writable` may be written locally or remotely (a READ's destination, an RDMA Read's target);
+/// `Pool` is memory a provider allocated itself for [`crate::QueuePair::pool`] (writable).
 #[derive(Debug)]
 pub enum RegBuf {
     ReadOnly(Bytes),
     Writable(Vec<u8>),
+    Pool(Arc<dyn PoolMemory>),
+}
+
+/// Memory a provider allocated for a queue pair's pool (a mapping of shared memory, page-aligned
+/// memory a NIC registered): writable, never moved, freed when the last handle to it is dropped.
+/// Its bytes are reached by copies only, since the peer may write them while a window is open.
+pub trait PoolMemory: Send + Sync + fmt::Debug {
+    /// The first byte's address in this process (its provenance exposed), for the provider.
+    fn start_addr(&self) -> usize;
+
+    fn len(&self) -> usize;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Copies `dst.len()` bytes from `offset` into `dst`. The caller has checked the range.
+    fn read(&self, offset: usize, dst: &mut [u8]);
+
+    /// Copies `src` to `offset`. The caller has checked the range.
+    fn write(&self, offset: usize, src: &[u8]);
 }
 
 impl RegBuf {
@@ -53,6 +75,7 @@ impl RegBuf {
         match self {
             RegBuf::ReadOnly(b) => b.len(),
             RegBuf::Writable(v) => v.len(),
+            RegBuf::Pool(p) => p.len(),
         }
     }
 
@@ -60,11 +83,16 @@ impl RegBuf {
         self.len() == 0
     }
 
-    /// The bytes, as frozen [`Bytes`] (a writable buffer is moved, not copied).
+    /// The bytes, as frozen [`Bytes`] (a writable buffer is moved, not copied; a pool is copied).
     pub fn into_bytes(self) -> Bytes {
         match self {
             RegBuf::ReadOnly(b) => b,
             RegBuf::Writable(v) => Bytes::from(v),
+            RegBuf::Pool(p) => {
+                let mut out = vec![0; p.len()];
+                p.read(0, &mut out);
+                Bytes::from(out)
+            }
         }
     }
 }
@@ -152,6 +180,7 @@ impl MemoryRegion {
         let start = match &mut buf {
             RegBuf::ReadOnly(b) => b.as_ptr().expose_provenance(),
             RegBuf::Writable(v) => v.as_mut_ptr().expose_provenance(),
+            RegBuf::Pool(p) => p.start_addr(),
         };
         MemoryRegion {
             inner: Arc::new(RegionInner {
@@ -181,9 +210,37 @@ impl MemoryRegion {
         self.len() == 0
     }
 
-    /// True for a `Writable` buffer.
+    /// True for a `Writable` buffer or a pool.
     pub fn is_writable(&self) -> bool {
-        matches!(self.inner.buf, RegBuf::Writable(_))
+        matches!(self.inner.buf, RegBuf::Writable(_) | RegBuf::Pool(_))
+    }
+
+    /// Copies `dst.len()` bytes of a pool region from `offset` into `dst` (what a peer's RDMA Write
+    /// or our RDMA Read left there). Only for pools ([`crate::QueuePair::pool`]): other regions give
+    /// their bytes back with [`into_buffer`](Self::into_buffer).
+    pub fn read_at(&self, offset: usize, dst: &mut [u8]) -> Result<(), crate::RdmaError> {
+        let pool = self.pool_range(offset, dst.len())?;
+        pool.read(offset, dst);
+        Ok(())
+    }
+
+    /// Copies `src` into a pool region at `offset` (a payload the peer will RDMA-Read, or that we
+    /// RDMA-Write). Only for pools; the caller must not write bytes it has lent out in an open window.
+    pub fn write_at(&self, offset: usize, src: &[u8]) -> Result<(), crate::RdmaError> {
+        let pool = self.pool_range(offset, src.len())?;
+        pool.write(offset, src);
+        Ok(())
+    }
+
+    fn pool_range(&self, offset: usize, len: usize) -> Result<&dyn PoolMemory, crate::RdmaError> {
+        let RegBuf::Pool(pool) = &self.inner.buf else {
+            return Err(crate::RdmaError::Invalid("byte access is only for a queue pair's pool".into()));
+        };
+        if offset.checked_add(len).is_none_or(|end| end > pool.len()) {
+            let size = pool.len();
+            return Err(crate::RdmaError::Invalid(format!("{len} bytes at {offset} leave the pool ({size} bytes)")));
+        }
+        Ok(&**pool)
     }
 
     pub fn access(&self) -> Access {
@@ -244,6 +301,99 @@ impl MemoryRegion {
     /// True when both name the same registration.
     pub fn same_as(&self, other: &MemoryRegion) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+/// Remote access to part of a registered region for a while (one RPC): the peer names it by the
+/// window's own handle, refused once the window is closed. Holds a clone of its region, so the memory
+/// stays registered while the window is open. Closing is idempotent; dropping closes.
+///
+/// After [`close`](Self::close), [`is_idle`](Self::is_idle) says whether an access by the peer may
+/// still be under way (a provider that cannot wait for its peer quarantines the handle instead): the
+/// owner must not lend those bytes out again until it is idle.
+#[derive(Debug)]
+pub struct Window {
+    // Dropped before `region`: a provider's handle on the window may need the memory until it goes.
+    registration: Box<dyn Registration>,
+    region: MemoryRegion,
+    offset: usize,
+    len: usize,
+    access: Access,
+    handle: u32,
+    addr: u64,
+    closed: AtomicBool,
+}
+
+impl Window {
+    /// For providers: `len` bytes of `region` from `offset` opened with `access` under `handle`, the
+    /// peer addressing the window's first byte as `addr`; `registration` closes it.
+    pub fn new(
+        region: MemoryRegion,
+        offset: usize,
+        len: usize,
+        access: Access,
+        handle: u32,
+        addr: u64,
+        registration: Box<dyn Registration>,
+    ) -> Window {
+        debug_assert!(offset.checked_add(len).is_some_and(|end| end <= region.len()));
+        Window { registration, region, offset, len, access, handle, addr, closed: AtomicBool::new(false) }
+    }
+
+    /// The region the window opens into.
+    pub fn region(&self) -> &MemoryRegion {
+        &self.region
+    }
+
+    /// Where the window starts in its region.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn access(&self) -> Access {
+        self.access
+    }
+
+    /// The handle the peer names the window by (R_key).
+    pub fn handle(&self) -> u32 {
+        self.handle
+    }
+
+    /// The peer's view of `length` bytes from `offset` into the window. `None` when the range leaves it.
+    pub fn segment(&self, offset: usize, length: u32) -> Option<RemoteSegment> {
+        let end = offset.checked_add(length as usize)?;
+        (end <= self.len).then(|| RemoteSegment { handle: self.handle, offset: self.addr + offset as u64, length })
+    }
+
+    /// Ends the peer's access through this window's handle now. Idempotent.
+    pub fn close(&self) {
+        if !self.closed.swap(true, Ordering::AcqRel) {
+            self.registration.deregister();
+        }
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
+    /// After [`close`](Self::close): true when no access by the peer through this window can still be
+    /// under way, so its bytes may be lent out again.
+    pub fn is_idle(&self) -> bool {
+        self.is_closed() && self.registration.is_idle()
+    }
+}
+
+impl Drop for Window {
+    fn drop(&mut self) {
+        self.close();
     }
 }
 
@@ -319,6 +469,23 @@ mod tests {
         busy.idle.store(true, Ordering::SeqCst);
         let mr = MemoryRegion::new(RegBuf::Writable(vec![4; 16]), Access::REMOTE_WRITE, 1, 1, 0, Box::new(busy));
         assert_eq!(mr.into_buffer().expect("idle").len(), 16);
+    }
+
+    #[test]
+    fn a_window_closes_once_and_names_only_its_own_bytes() {
+        let (mr, _) = region(RegBuf::Writable(vec![0; 100]));
+        let count = Arc::new(AtomicUsize::new(0));
+        let window =
+            Window::new(mr.clone(), 20, 30, Access::REMOTE_WRITE, 9, 0x5000, Box::new(Counting(count.clone())));
+        assert_eq!(window.segment(0, 30), Some(RemoteSegment { handle: 9, offset: 0x5000, length: 30 }));
+        assert_eq!(window.segment(1, 30), None, "past the window, though inside the region");
+        assert!(!window.is_idle(), "open");
+        window.close();
+        window.close();
+        assert!(window.is_idle());
+        drop(window);
+        assert_eq!(count.load(Ordering::SeqCst), 1);
+        assert!(!mr.is_invalidated(), "closing a window leaves its region registered");
     }
 
     #[test]

@@ -23,11 +23,22 @@ pub struct QpConfig {
     pub initiator_depth: u8,
     /// RDMA Reads the peer may have in flight towards this side (responder resources).
     pub responder_resources: u8,
+    /// Bytes of writable memory registered once when the connection is made, this side's
+    /// [`crate::QueuePair::pool`], which the caller lends out through windows
+    /// ([`crate::QueuePair::open_window`]) instead of registering memory per I/O; 0 for none.
+    pub pool_bytes: usize,
 }
 
 impl Default for QpConfig {
     fn default() -> Self {
-        QpConfig { recv_size: 4096, max_recv: 128, max_send: 256, initiator_depth: 16, responder_resources: 16 }
+        QpConfig {
+            recv_size: 4096,
+            max_recv: 128,
+            max_send: 256,
+            initiator_depth: 16,
+            responder_resources: 16,
+            pool_bytes: 0,
+        }
     }
 }
 

@@ -113,6 +113,7 @@ impl RdmaServerConfig {
             max_send: self.credits.saturating_mul(4).clamp(64, 4096),
             initiator_depth: MAX_INITIATOR_DEPTH.min(peer_responder_resources),
             responder_resources: 0,
+            pool_bytes: 0,
         }
     }
 }

@@ -182,10 +182,12 @@ impl WorkQueue {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::Mutex;
     use std::task::{Context, Poll};
 
-    use rdma::{Access, Completion, ConnectionInfo, RegBuf, Registration};
+    use bytes::Bytes;
+    use rdma::{Access, Completion, ConnectionInfo, RegBuf, Registration, Window};
 
     use super::*;
 
@@ -194,6 +196,7 @@ mod tests {
     struct Recorder {
         posted: Mutex<Vec<(WrKind, u32)>>,
         room: usize,
+        registered: AtomicU64,
     }
 
     #[derive(Debug)]
@@ -228,7 +231,29 @@ mod tests {
             }
         }
         fn register(&self, buf: RegBuf, access: Access) -> Result<MemoryRegion, RdmaError> {
+            self.registered.fetch_add(1, Ordering::Relaxed);
             Ok(MemoryRegion::new(buf, access, 1, 1, 0, Box::new(Nothing)))
+        }
+        fn pool(&self) -> Option<MemoryRegion> {
+            None
+        }
+        fn open_window(
+            &self,
+            region: &MemoryRegion,
+            at: usize,
+            len: usize,
+            access: Access,
+        ) -> Result<Window, RdmaError> {
+            if at.checked_add(len).is_none_or(|end| end > region.len()) {
+                return Err(RdmaError::Invalid("window past the region".into()));
+            }
+            Ok(Window::new(region.clone(), at, len, access, 2, region.addr() + at as u64, Box::new(Nothing)))
+        }
+        fn post_write_gather(&self, id: WrId, _: &[Bytes], remote: RemoteSegment) -> Result<(), RdmaError> {
+            self.record(id, remote.length)
+        }
+        fn registrations(&self) -> u64 {
+            self.registered.load(Ordering::Relaxed)
         }
         fn post_recvs(&self, _: u32) -> Result<(), RdmaError> {
             Ok(())

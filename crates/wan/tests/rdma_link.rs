@@ -354,3 +354,37 @@ async fn a_send_the_peer_cannot_take_fails_as_a_completion_after_the_one_way_del
     assert!(matches!(cq.next().await, Err(RdmaError::Disconnected)));
     drop(server);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gather_write_is_charged_to_the_link_like_a_write_and_windows_pass_through() {
+    let _serial = SERIAL.lock().await;
+    let soft: Arc<dyn Provider> = Arc::new(SoftProvider::new().expect("soft provider"));
+    let wan = WanProvider::new(soft.clone(), Link::new(LinkSpec::parse("rtt=1ms,rate=200mbit").expect("spec")));
+    let mut listener = soft.listen("127.0.0.1:0".parse().expect("address")).expect("listen");
+    let addr = listener.local_addr();
+    let pooled = QpConfig { pool_bytes: 2 * MIB, ..QpConfig::default() };
+    let accepting = async {
+        let incoming = listener.accept().await.expect("incoming");
+        incoming.accept_with_recvs(pooled, b"", 16).await.expect("accept")
+    };
+    let connecting = async { wan.connect(addr, QpConfig::default(), b"").await.expect("connect") };
+    let (client, server) =
+        tokio::time::timeout(DEADLINE, async { tokio::join!(connecting, accepting) }).await.expect("in time");
+    assert!(client.pool().is_none() && server.pool().is_some());
+    let window = server.open_window(&server.pool().expect("pool"), MIB, MIB, Access::REMOTE_WRITE).expect("window");
+    let pattern: Vec<u8> = (0..MIB as u32).map(|i| (i % 251) as u8).collect();
+    let sources: Vec<bytes::Bytes> = pattern.chunks(4096).map(bytes::Bytes::copy_from_slice).collect();
+    let start = Instant::now();
+    client.post_write_gather(7, &sources, window.segment(0, MIB as u32).expect("segment")).expect("gather");
+    client.post_send(8, &[b"written"]).expect("send");
+    assert_eq!(Cq::new(&*server).recv().await, b"written");
+    // Nothing crosses the link faster than its rate: 1 MiB at 200 Mbit/s.
+    let floor = Duration::from_secs_f64((MIB * 8) as f64 / 200e6);
+    assert!(start.elapsed() >= floor.mul_f64(0.9), "{:?} < {floor:?}", start.elapsed());
+    let mut landed = vec![0; MIB];
+    server.pool().expect("pool").read_at(MIB, &mut landed).expect("read_at");
+    assert_eq!(landed, pattern);
+    let mut cq = Cq::new(&*client);
+    assert!(matches!(cq.next().await.expect("up"), Completion { wr_id: 7, result: Ok(CompletionKind::Write) }));
+    assert_eq!((client.registrations(), server.registrations()), (0, 1));
+}

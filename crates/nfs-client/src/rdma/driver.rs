@@ -37,6 +37,7 @@ pub(crate) async fn open(shared: &Shared, addr: SocketAddr) -> Result<Link, Rdma
         max_send: receives,
         initiator_depth: 0,
         responder_resources: RESPONDER_RESOURCES,
+        pool_bytes: 0,
     };
     let timeout = shared.policy.connect_timeout();
     let qp: Arc<dyn QueuePair> =

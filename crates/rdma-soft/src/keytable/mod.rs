@@ -26,7 +26,7 @@
 
 use std::collections::VecDeque;
 use std::io;
-use std::sync::atomic::{fence, AtomicUsize, Ordering};
+use std::sync::atomic::{fence, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex, MutexGuard, OnceLock};
 use std::task::Waker;
 use std::time::{Duration, Instant};
@@ -154,6 +154,7 @@ pub(crate) struct LocalTable {
     peer: OnceLock<Peer>,
     /// The queue pair's poller, woken when a slot is quarantined (it arms the timer).
     poller: Mutex<Option<Waker>>,
+    registrations: AtomicU64,
 }
 
 impl LocalTable {
@@ -173,6 +174,7 @@ impl LocalTable {
             quarantined: AtomicUsize::new(0),
             peer: OnceLock::new(),
             poller: Mutex::new(None),
+            registrations: AtomicU64::new(0),
         }))
     }
 
@@ -216,8 +218,27 @@ impl LocalTable {
         self.table.u64_at(OFF_CLOSED).store(1, Ordering::SeqCst);
     }
 
-    /// Puts `[start, start+len)` with `access` into a free slot; returns its handle.
+    /// Puts `[start, start+len)` with `access` into a free slot; returns its handle. A memory
+    /// registration: counted in [`registrations`](Self::registrations).
     pub(crate) fn register(&self, start: usize, len: usize, access: Access) -> Result<u32, RdmaError> {
+        let handle = self.take_slot(start, len, access)?;
+        self.registrations.fetch_add(1, Ordering::Relaxed);
+        Ok(handle)
+    }
+
+    /// Opens a window: a slot of its own over `[start, start+len)` of memory already registered
+    /// here, with `access`. Not a registration (nothing is counted); closed with
+    /// [`deregister`](Self::deregister), under the same quarantine rules.
+    pub(crate) fn window(&self, start: usize, len: usize, access: Access) -> Result<u32, RdmaError> {
+        self.take_slot(start, len, access)
+    }
+
+    /// Memory registrations made on this table so far (windows excluded).
+    pub(crate) fn registrations(&self) -> u64 {
+        self.registrations.load(Ordering::Relaxed)
+    }
+
+    fn take_slot(&self, start: usize, len: usize, access: Access) -> Result<u32, RdmaError> {
         let slot = self.slots().take().ok_or_else(|| {
             RdmaError::Invalid(format!(
                 "too many registrations on this connection (at most {SLOTS}, {} held by the peer)",

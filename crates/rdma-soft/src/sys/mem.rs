@@ -12,6 +12,10 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::ptr;
 use std::sync::atomic::{AtomicU32, AtomicU64};
 
+use rdma::MemoryRegion;
+
+use super::process::Direction;
+
 /// Why a memfd the peer sent was refused.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum PeerMemError {
@@ -67,6 +71,24 @@ impl SharedMem {
             return Err(io::Error::last_os_error());
         }
         Ok(mem)
+    }
+
+    /// A memfd of `len` bytes like [`create`](Self::create) but with no seals at all: only for the
+    /// `hostile` hooks, to offer a peer memory that could shrink under its mapping.
+    pub(crate) fn create_unsealed(name: &CStr, len: usize) -> io::Result<SharedMem> {
+        // SAFETY: `name` is a valid C string that outlives the call.
+        let raw = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
+        if raw < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: memfd_create returned a fresh descriptor that nothing else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let size = libc::off_t::try_from(len).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+        // SAFETY: plain system call on a descriptor we own.
+        if unsafe { libc::ftruncate(fd.as_raw_fd(), size) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        SharedMem::map(fd, len, true)
     }
 
     /// Maps a memfd the peer sent after checking that it is exactly `len` bytes and sealed against
@@ -159,17 +181,56 @@ impl SharedMem {
     /// Copies `src` into the mapping at `offset` (writable mappings; the range must fit).
     pub(crate) fn write_bytes(&self, offset: usize, src: &[u8]) {
         assert!(self.writable && offset.checked_add(src.len()).is_some_and(|end| end <= self.len));
-        // SAFETY: the range is inside the mapping; the peer reads these bytes only after an atomic
-        // release store publishes them, so no one reads them while they are written.
+        // SAFETY: the range is inside the mapping, which lives as long as `&self`, and `src` is a
+        // separate Rust slice. The bytes are data to both sides (ring records are published by a
+        // later release store; pool bytes are the payload of a one-sided operation): a peer writing
+        // the same bytes at once can only change what it reads, never our memory outside the mapping.
         unsafe { ptr::copy_nonoverlapping(src.as_ptr(), self.ptr.add(offset), src.len()) }
     }
 
     /// Copies bytes out of the mapping at `offset` into `dst` (the range must fit).
     pub(crate) fn read_bytes(&self, offset: usize, dst: &mut [u8]) {
         assert!(offset.checked_add(dst.len()).is_some_and(|end| end <= self.len));
-        // SAFETY: the range is inside the mapping and was published by an atomic store we acquired;
-        // a misbehaving peer overwriting it concurrently can only change the bytes we get.
+        // SAFETY: the range is inside the mapping; a misbehaving peer overwriting it concurrently can
+        // only change the bytes we get (nothing is decided on them without validation).
         unsafe { ptr::copy_nonoverlapping(self.ptr.add(offset), dst.as_mut_ptr(), dst.len()) }
+    }
+
+    /// An RDMA Read or Write between `region` (registered here) at `region_offset` and this mapping
+    /// of the peer's pool at `offset`, `len` bytes, by memcpy: `ToPeer` copies the region into the
+    /// mapping, `FromPeer` the mapping into the region (which must then be writable). False, and
+    /// nothing copied, when a range leaves its memory or the region may not be written.
+    pub(crate) fn copy_region(
+        &self,
+        offset: usize,
+        region: &MemoryRegion,
+        region_offset: usize,
+        len: usize,
+        direction: Direction,
+    ) -> bool {
+        let fits = |at: usize, size: usize| at.checked_add(len).is_some_and(|end| end <= size);
+        let to_peer = matches!(direction, Direction::ToPeer);
+        if !fits(offset, self.len) || !fits(region_offset, region.len()) || !(to_peer || region.is_writable()) {
+            return false;
+        }
+        if to_peer && !self.writable {
+            return false;
+        }
+        let local = ptr::with_exposed_provenance_mut::<u8>(region.start_addr()).wrapping_add(region_offset);
+        // SAFETY: both ranges were checked above. `region`'s memory (its buffer, a pool mapping) stays
+        // allocated and in place while `region` is borrowed; it is written only when it is writable,
+        // which the provider alone does. The mapping is the peer's memfd, sealed against shrinking
+        // (checked when it was mapped), so no access faults; the peer writing the same bytes at once
+        // only changes the data moved, as on a NIC. The two never overlap: the region is ours
+        // (a Vec, Bytes, or our own pool), the mapping is of the peer's memfd.
+        unsafe {
+            if to_peer {
+                ptr::copy_nonoverlapping(local.cast_const(), self.ptr.add(offset), len);
+            } else {
+                ptr::copy_nonoverlapping(self.ptr.add(offset).cast_const(), local, len);
+            }
+        }
+        true
     }
 }
 
@@ -177,6 +238,29 @@ impl Drop for SharedMem {
     fn drop(&mut self) {
         // SAFETY: unmaps exactly the mapping made in `map`; no reference into it outlives `&self`.
         unsafe { libc::munmap(self.ptr.cast(), self.len) };
+    }
+}
+
+/// This side's pool as [`rdma::PoolMemory`]: a writable mapping of our own sealed memfd, which the
+/// peer maps too.
+#[derive(Debug)]
+pub(crate) struct PoolMem(pub(crate) SharedMem);
+
+impl rdma::PoolMemory for PoolMem {
+    fn start_addr(&self) -> usize {
+        self.0.ptr.expose_provenance()
+    }
+
+    fn len(&self) -> usize {
+        self.0.len
+    }
+
+    fn read(&self, offset: usize, dst: &mut [u8]) {
+        self.0.read_bytes(offset, dst);
+    }
+
+    fn write(&self, offset: usize, src: &[u8]) {
+        self.0.write_bytes(offset, src);
     }
 }
 

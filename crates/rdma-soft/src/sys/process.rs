@@ -61,18 +61,72 @@ pub(crate) fn copy(pid: i32, direction: Direction, local: usize, remote: usize, 
         match usize::try_from(ret) {
             Ok(0) => return Err(CopyError::Fault),
             Ok(n) => done += n,
-            Err(_) => {
-                let err = io::Error::last_os_error();
-                return Err(match err.raw_os_error() {
-                    Some(libc::EFAULT) => CopyError::Fault,
-                    Some(libc::EPERM) => CopyError::Permission,
-                    Some(libc::ESRCH) => CopyError::PeerGone,
-                    _ => CopyError::Other(err),
-                });
-            }
+            Err(_) => return Err(copy_error(io::Error::last_os_error())),
         }
     }
     Ok(())
+}
+
+/// Local iovecs per process_vm_writev call (the kernel's UIO_MAXIOV).
+const MAX_IOVECS: usize = 1024;
+
+/// Writes `parts`, one after the other, to `remote` in `pid`: one process_vm_writev per
+/// [`MAX_IOVECS`] parts (more only when the kernel copies less than asked). Returns the calls made.
+pub(crate) fn write_gather(pid: i32, parts: &[&[u8]], remote: usize) -> Result<u64, CopyError> {
+    let mut calls = 0;
+    let mut at = remote;
+    let (mut part, mut skip) = (0, 0);
+    while part < parts.len() {
+        let mut local = Vec::with_capacity((parts.len() - part).min(MAX_IOVECS));
+        let mut len = 0;
+        for (i, bytes) in parts[part..].iter().take(MAX_IOVECS).enumerate() {
+            let from = if i == 0 { skip } else { 0 };
+            let piece = &bytes[from..];
+            local.push(libc::iovec { iov_base: piece.as_ptr().cast_mut().cast(), iov_len: piece.len() });
+            len += piece.len();
+        }
+        if len == 0 {
+            break;
+        }
+        let remote_iov = libc::iovec { iov_base: at as *mut libc::c_void, iov_len: len };
+        // SAFETY: every local iovec lies inside one of `parts`, borrowed for the call, and is only
+        // read; the kernel validates the remote range in the peer's address space.
+        let ret =
+            unsafe { libc::process_vm_writev(pid, local.as_ptr(), local.len() as libc::c_ulong, &remote_iov, 1, 0) };
+        calls += 1;
+        let mut done = match usize::try_from(ret) {
+            Ok(0) => return Err(CopyError::Fault),
+            Ok(n) => n,
+            Err(_) => return Err(copy_error(io::Error::last_os_error())),
+        };
+        at += done;
+        // Advance past what was written: whole parts, then into the next one.
+        while part < parts.len() && done > 0 {
+            let left = parts[part].len() - skip;
+            if done >= left {
+                done -= left;
+                part += 1;
+                skip = 0;
+            } else {
+                skip += done;
+                done = 0;
+            }
+        }
+        while part < parts.len() && parts[part].len() == skip {
+            part += 1;
+            skip = 0;
+        }
+    }
+    Ok(calls)
+}
+
+fn copy_error(err: io::Error) -> CopyError {
+    match err.raw_os_error() {
+        Some(libc::EFAULT) => CopyError::Fault,
+        Some(libc::EPERM) => CopyError::Permission,
+        Some(libc::ESRCH) => CopyError::PeerGone,
+        _ => CopyError::Other(err),
+    }
 }
 
 /// Reads the 8 bytes at `remote` in `pid`: proves at connect time that we may access the peer.
@@ -130,5 +184,16 @@ mod tests {
         assert_eq!(dst, src);
         assert!(matches!(copy(own_pid(), Direction::FromPeer, dst.as_mut_ptr() as usize, 8, 8), Err(CopyError::Fault)));
         assert!(!PeerProcess::new(own_pid()).exited());
+    }
+
+    #[test]
+    fn a_gather_write_lands_its_parts_in_order_including_empty_ones() {
+        let mut dst = vec![0u8; 2600];
+        let (a, b, c) = (vec![1u8; 1000], Vec::new(), vec![2u8; 1600]);
+        let parts: Vec<&[u8]> = vec![&a, &b, &c];
+        let calls = write_gather(own_pid(), &parts, dst.as_mut_ptr() as usize).expect("gather");
+        assert_eq!(calls, 1);
+        assert!(dst[..1000].iter().all(|x| *x == 1) && dst[1000..].iter().all(|x| *x == 2));
+        assert!(matches!(write_gather(own_pid(), &parts, 8), Err(CopyError::Fault)));
     }
 }

@@ -218,7 +218,14 @@ impl Requester {
 
     /// The queue configuration every requester here connects with, offering `responder_resources`.
     pub fn config(responder_resources: u8) -> QpConfig {
-        QpConfig { recv_size: 4096, max_recv: REQUESTER_RECVS, max_send: 1024, initiator_depth: 0, responder_resources }
+        QpConfig {
+            recv_size: 4096,
+            max_recv: REQUESTER_RECVS,
+            max_send: 1024,
+            initiator_depth: 0,
+            responder_resources,
+            pool_bytes: 0,
+        }
     }
 
     /// The server's RFC 8797 private data.

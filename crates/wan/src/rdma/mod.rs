@@ -33,8 +33,9 @@ use std::time::Instant;
 
 use ::rdma::{
     Access, BoxFuture, Completion, ConnectionInfo, Incoming, Listener, MemoryRegion, Provider, QpConfig, QueuePair,
-    RdmaError, RegBuf, RemoteSegment, WrId,
+    RdmaError, RegBuf, RemoteSegment, Window, WrId,
 };
+use bytes::Bytes;
 
 use crate::link::Link;
 
@@ -234,6 +235,37 @@ impl QueuePair for WanQueuePair {
 
     fn register(&self, buf: RegBuf, access: Access) -> Result<MemoryRegion, RdmaError> {
         self.inner.register(buf, access)
+    }
+
+    fn pool(&self) -> Option<MemoryRegion> {
+        self.inner.pool()
+    }
+
+    /// Local, like registration: the window's handle is the inner's.
+    fn open_window(
+        &self,
+        region: &MemoryRegion,
+        offset: usize,
+        len: usize,
+        access: Access,
+    ) -> Result<Window, RdmaError> {
+        self.inner.open_window(region, offset, len, access)
+    }
+
+    /// Charged to the link like [`post_write`](QueuePair::post_write): its bytes cross `outbound`.
+    fn post_write_gather(&self, wr_id: WrId, sources: &[Bytes], remote: RemoteSegment) -> Result<(), RdmaError> {
+        let total = sources.iter().try_fold(0usize, |sum, s| sum.checked_add(s.len()));
+        if total != Some(remote.length as usize) {
+            return Err(RdmaError::Invalid(format!(
+                "a gather write of {total:?} bytes to a segment of {} bytes",
+                remote.length
+            )));
+        }
+        self.post(wr_id, Op::WriteGather { sources: sources.to_vec(), remote })
+    }
+
+    fn registrations(&self) -> u64 {
+        self.inner.registrations()
     }
 
     fn post_recvs(&self, count: u32) -> Result<(), RdmaError> {

@@ -49,6 +49,7 @@ pub(super) async fn drive(state: Arc<Mutex<State>>, inner: Arc<dyn QueuePair>) {
                 Op::Send(message) => inner.post_send(id, &[message]),
                 Op::Write { local, offset, remote } => inner.post_write(id, local, *offset, *remote),
                 Op::Read { local, offset, remote } => inner.post_read(id, local, *offset, *remote),
+                Op::WriteGather { sources, remote } => inner.post_write_gather(id, sources, *remote),
             };
             if let Err(error) = posted {
                 lock(&state).post_failed(id, error, Instant::now());

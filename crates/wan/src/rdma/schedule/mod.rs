@@ -13,6 +13,7 @@ use std::task::Waker;
 use std::time::Instant;
 
 use ::rdma::{Completion, CompletionKind, MemoryRegion, RdmaError, RemoteSegment, WcError, WrId};
+use bytes::Bytes;
 
 use crate::link::{Flow, Link};
 
@@ -35,13 +36,18 @@ pub(super) enum Op {
         offset: usize,
         remote: RemoteSegment,
     },
+    /// A gather write: the caller's sources, held until the inner posts them.
+    WriteGather {
+        sources: Vec<Bytes>,
+        remote: RemoteSegment,
+    },
 }
 
 impl Op {
     fn kind(&self) -> Kind {
         match self {
             Op::Send(_) => Kind::Send,
-            Op::Write { .. } => Kind::Write,
+            Op::Write { .. } | Op::WriteGather { .. } => Kind::Write,
             Op::Read { .. } => Kind::Read,
         }
     }
@@ -184,7 +190,9 @@ impl State {
         }
         let bytes = match &op {
             Op::Send(message) => message.len() as u64,
-            Op::Write { remote, .. } | Op::Read { remote, .. } => u64::from(remote.length),
+            Op::Write { remote, .. } | Op::Read { remote, .. } | Op::WriteGather { remote, .. } => {
+                u64::from(remote.length)
+            }
         };
         // A Send's or Write's bytes go out; a Read sends only its request. The flow keeps RC's order:
         // nothing posted later overtakes them (so a Write lands before the Send that announces it).

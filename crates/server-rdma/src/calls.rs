@@ -1,21 +1,24 @@
 //! A call's way through a connection: the received message is classified ([`crate::inbound`]); Read
-//! chunks are pulled into one registered buffer laid out by [`crate::assemble`]; the handler runs; the
-//! reply is laid out by [`crate::outbound`] and its RDMA Writes and Send are queued without waiting
-//! (RC ordering places the Writes first). Failures a peer can cause by what it sends are answered with
-//! RDMA_ERROR; failures of RDMA itself break the connection.
+//! chunks are pulled into a piece of the connection's pool (registered once, [`crate::arena`]), or
+//! into a buffer registered for the call when the pool has no room (counted), and the call is laid out
+//! by [`crate::assemble`]; the handler runs; the reply is laid out by [`crate::outbound`] and its RDMA
+//! Writes — gathered from the reply's own memory, the RAM backend's pages included, with nothing
+//! registered or copied — and Send are queued without waiting (RC ordering places the Writes first).
+//! Failures a peer can cause by what it sends are answered with RDMA_ERROR; failures of RDMA itself
+//! break the connection.
 
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use nfs_server::Reply;
-use rdma::{Access, MemoryRegion, RegBuf};
+use rdma::{Access, RegBuf};
 use rpcrdma_proto::{peek, RdmaBody, RdmaErrorBody, RdmaHeader};
 use server_core::{run_contained, CallMode, Direction, RecordHandler};
 use xdr::XdrEncode;
 
-use crate::assemble;
-use crate::connection::{Call, Connection};
+use crate::assemble::{self, Assembly};
+use crate::connection::{Call, Connection, ReadTarget, Reading};
 use crate::inbound::{classify, is_err_vers, Inbound};
 use crate::outbound::{self, Planned, Source};
 use crate::work_queue::{Work, WrKind, WrTag};
@@ -68,32 +71,73 @@ impl<H: RecordHandler> Connection<H> {
             }
             Err(err) => return self.refuse(header.xid, header.credits, err.0),
         };
-        let mut buffer = self.pool.take(layout.len);
-        layout.fill(&mut buffer, &inline);
-        let region = match self.qp.register(RegBuf::Writable(buffer), Access::LOCAL_WRITE) {
-            Ok(region) => region,
+        let (target, region, base) = match self.read_target(&layout, &inline) {
+            Ok(placed) => placed,
             Err(err) => return self.failed("registering a call buffer", err),
         };
         for &(offset, remote) in &layout.reads {
-            let work = Work::Read { region: region.clone(), offset, remote };
+            let work = Work::Read { region: region.clone(), offset: base + offset, remote };
             self.queue.push(WrTag::new(WrKind::Read, id), work);
         }
-        call.reading = Some((region, layout.reads.len()));
+        let left = layout.reads.len();
+        call.reading = Some(Reading { target, left, layout, inline });
         self.calls.insert(id, call);
+    }
+
+    /// Where the RDMA Reads of a call laid out as `layout` land: a piece of the pool (its region and
+    /// the piece's offset in it), or, when the pool has none free, a buffer registered for this call
+    /// alone (counted: what the pool is sized to avoid), the inline pieces already in place.
+    fn read_target(
+        &mut self,
+        layout: &Assembly,
+        inline: &[u8],
+    ) -> Result<(ReadTarget, rdma::MemoryRegion, usize), rdma::RdmaError> {
+        if let Some((region, arena)) = self.read_pool.as_mut() {
+            if let Some(piece) = arena.take(layout.len) {
+                return Ok((ReadTarget::Pool(piece), region.clone(), piece.offset));
+            }
+        }
+        self.stats.pool_misses.fetch_add(1, Relaxed);
+        let mut buffer = self.pool.take(layout.len);
+        layout.fill(&mut buffer, inline);
+        let region = self.qp.register(RegBuf::Writable(buffer), Access::LOCAL_WRITE)?;
+        Ok((ReadTarget::Registered(region.clone()), region, 0))
     }
 
     /// One RDMA Read of call `id` completed; with the last one the call is whole.
     pub(crate) fn on_read(&mut self, id: u64) {
         let Some(call) = self.calls.get_mut(&id) else { return };
-        let Some((_, left)) = call.reading.as_mut() else { return };
-        *left = left.saturating_sub(1);
-        if *left > 0 {
+        let Some(reading) = call.reading.as_mut() else { return };
+        reading.left = reading.left.saturating_sub(1);
+        if reading.left > 0 {
             return;
         }
-        let Some((region, _)) = call.reading.take() else { return };
-        match region.into_buffer() {
-            Ok(buffer) => self.execute(id, buffer.into_bytes(), true),
-            Err(_) => self.fail("the provider still holds an RDMA Read target after its completions".into()),
+        let Some(Reading { target, layout, inline, .. }) = call.reading.take() else { return };
+        match target {
+            ReadTarget::Pool(piece) => {
+                // The pool is reached by copies only: the call is laid out in a buffer of its own,
+                // and the piece goes back at once.
+                let mut buffer = self.pool.take(layout.len);
+                layout.fill(&mut buffer, &inline);
+                let copied = match self.read_pool.as_ref() {
+                    Some((region, _)) => layout.reads.iter().try_for_each(|&(at, remote)| {
+                        let dst = buffer.get_mut(at..at + remote.length as usize).unwrap_or_default();
+                        region.read_at(piece.offset + at, dst)
+                    }),
+                    None => Ok(()),
+                };
+                if let Some((_, arena)) = self.read_pool.as_mut() {
+                    arena.give(piece);
+                }
+                match copied {
+                    Ok(()) => self.execute(id, Bytes::from(buffer), true),
+                    Err(err) => self.fail(format!("copying a call out of the pool: {err}")),
+                }
+            }
+            ReadTarget::Registered(region) => match region.into_buffer() {
+                Ok(buffer) => self.execute(id, buffer.into_bytes(), true),
+                Err(_) => self.fail("the provider still holds an RDMA Read target after its completions".into()),
+            },
         }
     }
 
@@ -159,32 +203,17 @@ impl<H: RecordHandler> Connection<H> {
     }
 
     fn send_reply(&mut self, id: u64, call: &Call, planned: Planned) {
-        let Planned { kind, nomsg, chunks, inline, payloads, reply_chunk_body, pushes, mut copied } = planned;
-        let mut regions: Vec<(Source, MemoryRegion)> = Vec::new();
-        let payloads = payloads.into_iter().enumerate().map(|(i, p)| (Source::Payload(i), p.data));
-        let bodies = payloads.chain([(Source::ReplyChunk, reply_chunk_body.into())]);
-        for (source, body) in bodies {
-            if !pushes.iter().any(|p| p.source == source) {
-                continue;
-            }
-            // One slice is registered where it lies; several are made one buffer first.
-            let body = match body.slices() {
-                [one] => one.clone(),
-                _ => {
-                    copied += body.len() * usize::from(source != Source::ReplyChunk);
-                    Bytes::from(body.to_vec())
-                }
-            };
-            // The client RDMA-Writes nothing here: the local source of our Writes needs no remote right.
-            match self.qp.register(RegBuf::ReadOnly(body), Access::NONE) {
-                Ok(region) => regions.push((source, region)),
-                Err(err) => return self.failed("registering a reply buffer", err),
-            }
-        }
+        let Planned { kind, nomsg, chunks, inline, payloads, reply_chunk_body, pushes, copied } = planned;
+        let reply_chunk_body = [Bytes::from(reply_chunk_body)];
         for push in &pushes {
-            let Some((_, region)) = regions.iter().find(|(s, _)| *s == push.source) else { continue };
-            let work = Work::Write { region: region.clone(), offset: push.offset, remote: push.remote };
-            self.queue.push(WrTag::new(WrKind::Write, id), work);
+            // Straight from where the bytes lie: the payload's slices (the backend's pages), or the
+            // flattened reply; the provider holds them until the Write completes.
+            let slices = match push.source {
+                Source::Payload(i) => payloads.get(i).map_or(&[][..], |p| p.data.slices()),
+                Source::ReplyChunk => &reply_chunk_body[..],
+            };
+            let sources = outbound::gather(slices, push.offset, push.remote.length as usize);
+            self.queue.push(WrTag::new(WrKind::Write, id), Work::Write { sources, remote: push.remote });
         }
         // RFC 8166 §3.3.1: every reply grants credits; never 0, never more than the receives posted for
         // calls (those kept for backward replies left out).
@@ -197,7 +226,6 @@ impl<H: RecordHandler> Connection<H> {
         let mut message = header.to_xdr_bytes();
         message.extend_from_slice(&inline);
         self.queue.push(WrTag::new(WrKind::Reply, id), Work::Send { message });
-        self.sent.insert(id, regions.into_iter().map(|(_, region)| region).collect());
         self.stats.reply(kind);
         if copied > 0 {
             self.handler.payload_copied(copied);

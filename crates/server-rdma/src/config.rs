@@ -17,6 +17,9 @@ pub const MAX_CREDITS: u32 = 1024;
 /// RDMA Reads we issue at once at most (knfsd's `sc_ord` default), further bounded by the peer's
 /// responder resources.
 pub const MAX_INITIATOR_DEPTH: u8 = 16;
+/// Largest pool a connection registers by default for its calls' RDMA Read targets
+/// ([`RdmaServerConfig::max_pool_bytes`]).
+pub const DEFAULT_MAX_POOL_BYTES: usize = 32 << 20;
 /// Most backward calls outstanding per connection that may be configured.
 pub const MAX_BACKWARD_CREDITS: u32 = 16;
 /// Backward calls outstanding per connection by default: knfsd's (`sc_max_bc_requests`, 2). An
@@ -45,6 +48,10 @@ pub struct RdmaServerConfig {
     pub backward_credits: u32,
     /// How long a connection may take, after shutdown is asked for, to finish its calls.
     pub shutdown_grace: Duration,
+    /// Most bytes of the pool each connection registers once for its calls' RDMA Read targets (it
+    /// holds one largest call per credit up to this; calls past it, as many large WRITEs in flight at
+    /// once, get a registration of their own); 0: no pool, a registration per call with Read chunks.
+    pub max_pool_bytes: usize,
 }
 
 impl Default for RdmaServerConfig {
@@ -57,6 +64,7 @@ impl Default for RdmaServerConfig {
             execution: Execution::Auto,
             backward_credits: DEFAULT_BACKWARD_CREDITS,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+            max_pool_bytes: DEFAULT_MAX_POOL_BYTES,
         }
     }
 }
@@ -102,10 +110,17 @@ impl RdmaServerConfig {
         ChunkPolicy { max_read_chunk: max, max_read_total: max, max_write_chunk: max, max_reply_chunk: max }
     }
 
+    /// Bytes of the pool each connection registers once for its calls' RDMA Read targets: one largest
+    /// call per credit (the most calls a client may have in flight, RFC 8166 §3.3.1), at most
+    /// [`max_pool_bytes`](Self::max_pool_bytes).
+    pub fn pool_bytes(&self) -> usize {
+        (self.credits as usize).saturating_mul(self.max_call_bytes()).min(self.max_pool_bytes)
+    }
+
     /// The queue pair of one connection whose peer offers `peer_responder_resources`: receives of our
     /// inline size, one per credit and per backward credit ([`receives`](Self::receives)); room for a
     /// reply's Writes and Send per credit plus Reads; every RDMA Read and Write is ours, so we ask for no
-    /// responder resources.
+    /// responder resources; the pool of [`pool_bytes`](Self::pool_bytes).
     pub fn qp_config(&self, peer_responder_resources: u8) -> QpConfig {
         QpConfig {
             recv_size: self.inline_size,
@@ -113,7 +128,7 @@ impl RdmaServerConfig {
             max_send: self.credits.saturating_mul(4).clamp(64, 4096),
             initiator_depth: MAX_INITIATOR_DEPTH.min(peer_responder_resources),
             responder_resources: 0,
-            pool_bytes: 0,
+            pool_bytes: self.pool_bytes(),
         }
     }
 }
@@ -149,6 +164,14 @@ mod tests {
         assert_eq!(config.qp_config(200).initiator_depth, 16);
         let qp = config.qp_config(16);
         assert_eq!((qp.recv_size, qp.max_recv, qp.responder_resources), (4096, 64 + 2, 0));
+    }
+
+    #[test]
+    fn the_pool_holds_one_largest_call_per_credit_up_to_its_cap() {
+        let small = RdmaServerConfig { credits: 4, max_chunk_bytes: 1 << 20, ..Default::default() }.sanitized();
+        assert_eq!(small.qp_config(16).pool_bytes, 4 * ((1 << 20) + 4096 + 64));
+        assert_eq!(RdmaServerConfig::default().sanitized().pool_bytes(), DEFAULT_MAX_POOL_BYTES);
+        assert_eq!(RdmaServerConfig { max_pool_bytes: 0, ..Default::default() }.qp_config(16).pool_bytes, 0);
     }
 
     #[test]

@@ -9,6 +9,12 @@
 //! only: it is disconnected, its outstanding requests flush, and the task ends when the provider reports
 //! the connection down. Registrations are released when their requests complete or the task ends.
 //!
+//! Memory: the queue pair's pool ([`rdma::QueuePair::pool`], sized by
+//! [`RdmaServerConfig::qp_config`] for the credits granted × the largest call) is registered once when
+//! the connection is made; calls' Read chunks land in pieces of it ([`crate::arena`]) and replies are
+//! RDMA-Written from their own memory, so after set-up the data path registers nothing. The queue
+//! pair's registrations are added to the server's counters as they happen.
+//!
 //! A connection whose calls keep being refused (refusals of the RPC layer or of the service, RDMA_ERROR
 //! answers, messages dropped, replies to no backward call) waits before its next turn, as over TCP
 //! ([`RefusalThrottle`]): its completions stay unpolled meanwhile, so the replies that would grant it
@@ -29,11 +35,13 @@ use tokio::sync::watch;
 use tokio::task::{JoinError, JoinSet};
 use tokio::time::{sleep_until, Instant};
 
+use crate::arena::{Arena, Piece};
+use crate::assemble::Assembly;
 use crate::backward::Backward;
 use crate::buffers::BufferPool;
 use crate::config::RdmaServerConfig;
 use crate::stats::RdmaTransportStats;
-use crate::work_queue::{WorkQueue, WrKind, WrTag};
+use crate::work_queue::{WorkQueue, WrTag};
 
 /// How long a disconnected queue pair may take to flush before the task ends regardless.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(10);
@@ -46,8 +54,29 @@ pub(crate) struct Call {
     pub requested: u32,
     pub writes: Vec<WriteChunk>,
     pub reply_chunk: Option<WriteChunk>,
-    /// While its Read chunks are being pulled: the call buffer and the Reads still outstanding.
-    pub reading: Option<(MemoryRegion, usize)>,
+    /// While its Read chunks are being pulled.
+    pub reading: Option<Reading>,
+}
+
+/// A call whose Read chunks are being pulled.
+#[derive(Debug)]
+pub(crate) struct Reading {
+    pub target: ReadTarget,
+    /// RDMA Reads still outstanding.
+    pub left: usize,
+    /// Where each byte of the call comes from.
+    pub layout: Assembly,
+    /// The message that arrived (the call's inline pieces).
+    pub inline: Bytes,
+}
+
+/// Where a call's RDMA Reads land.
+#[derive(Debug)]
+pub(crate) enum ReadTarget {
+    /// A piece of the connection's pool: nothing registered for the call.
+    Pool(Piece),
+    /// A buffer registered for this call alone (the pool had no room), laid out in place.
+    Registered(MemoryRegion),
 }
 
 /// A call that finished off the connection's task: its id, its reply, and its record when the record
@@ -72,14 +101,16 @@ pub(crate) struct Connection<H: RecordHandler> {
     pub(crate) handler: Arc<H>,
     pub(crate) stats: Arc<RdmaTransportStats>,
     pub(crate) pool: Arc<BufferPool>,
+    /// The queue pair's pool, registered once, and its free pieces: the targets of calls' RDMA Reads.
+    pub(crate) read_pool: Option<(MemoryRegion, Arena)>,
+    /// The queue pair's registrations already added to the server's counters.
+    registrations_seen: u64,
     pub(crate) limits: DecodeLimits,
     pub(crate) policy: ChunkPolicy,
     pub(crate) grant: GrantPolicy,
     /// Receives posted and not yet consumed.
     pub(crate) posted: u32,
     pub(crate) calls: HashMap<u64, Call>,
-    /// Registrations of replies whose Send has not completed, by call id.
-    pub(crate) sent: HashMap<u64, Vec<MemoryRegion>>,
     pub(crate) next_call: u64,
     pub(crate) queue: WorkQueue,
     pub(crate) pending: JoinSet<Executed>,
@@ -116,7 +147,13 @@ impl<H: RecordHandler> Connection<H> {
     ) -> Self {
         let config = setup.config;
         let max_send = config.qp_config(0).max_send;
+        let read_pool = qp.pool().map(|region| {
+            let arena = Arena::new(region.len());
+            (region, arena)
+        });
         Connection {
+            read_pool,
+            registrations_seen: 0,
             qp,
             queue: WorkQueue::new(max_send, setup.read_depth),
             setup,
@@ -128,7 +165,6 @@ impl<H: RecordHandler> Connection<H> {
             grant: GrantPolicy::Fixed(config.credits),
             posted,
             calls: HashMap::new(),
-            sent: HashMap::new(),
             next_call: 1,
             pending: JoinSet::new(),
             backward,
@@ -143,12 +179,10 @@ impl<H: RecordHandler> Connection<H> {
     pub(crate) async fn run(mut self, mut shutdown: watch::Receiver<bool>) {
         let peer = self.setup.info.peer;
         let end = self.serve(&mut shutdown).await;
-        let (calls, replies) = (self.calls.len() + self.pending.len(), self.sent.len());
-        for region in self.sent.values().flatten() {
-            region.invalidate();
-        }
+        self.count_registrations();
+        let calls = self.calls.len() + self.pending.len();
         match (end, &self.ending) {
-            (Ok(()), Some((why, _))) => tracing::info!(%peer, why = %why, calls, replies, "RDMA connection closed"),
+            (Ok(()), Some((why, _))) => tracing::info!(%peer, why = %why, calls, "RDMA connection closed"),
             (Ok(()), None) => tracing::debug!(%peer, "RDMA connection closed by the peer"),
             (Err(err), _) => {
                 if !self.broken {
@@ -252,7 +286,6 @@ impl<H: RecordHandler> Connection<H> {
             match completion.result {
                 Ok(CompletionKind::Recv(message)) => self.on_receive(message),
                 Ok(CompletionKind::Read) => self.on_read(tag.call),
-                Ok(CompletionKind::Send) if tag.kind == WrKind::Reply => self.on_reply_sent(tag.call),
                 Ok(CompletionKind::Send | CompletionKind::Write) => {}
                 // The connection is already down; Disconnected follows once everything has flushed.
                 Err(WcError::Flushed) => {}
@@ -269,15 +302,19 @@ impl<H: RecordHandler> Connection<H> {
         self.on_message(message);
     }
 
-    /// A reply's Send completed: its Writes were placed before it, so its registrations can go.
-    fn on_reply_sent(&mut self, call: u64) {
-        for region in self.sent.remove(&call).into_iter().flatten() {
-            region.invalidate();
+    /// Adds the queue pair's registrations since the last look to the server's counters.
+    fn count_registrations(&mut self) {
+        let now = self.qp.registrations();
+        let new = now.saturating_sub(self.registrations_seen);
+        if new > 0 {
+            self.stats.registrations.fetch_add(new, Relaxed);
+            self.registrations_seen = now;
         }
     }
 
     /// Posts queued work the queue pair has room for.
     pub(crate) fn pump(&mut self) {
+        self.count_registrations();
         if self.ending.is_some() {
             return;
         }

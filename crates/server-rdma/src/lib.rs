@@ -10,12 +10,18 @@
 //!   none), `credits` receives posted before the peer can send, RDMA Read depth within the peer's
 //!   responder resources (the server issues every RDMA Read and Write; the Linux client issues none).
 //! - Per connection one task (`connection`): headers are classified sans I/O (`inbound`: ERR_VERS,
-//!   ERR_CHUNK, or close when not even an xid arrived), Read chunks are RDMA-Read into one buffer laid
-//!   out by `assemble` (large buffers are reused across calls, `buffers`), the handler runs inline
+//!   ERR_CHUNK, or close when not even an xid arrived), Read chunks are RDMA-Read into a piece of the
+//!   connection's pool (registered once at connect, [`RdmaServerConfig::pool_bytes`]; `arena`; a call
+//!   the pool has no room for gets a registration of its own, counted) and the call laid out by
+//!   `assemble` in one buffer (large buffers are reused across calls, `buffers`), the handler runs inline
 //!   or on the blocking pool (several calls in flight, replies out of order), and replies leave inline,
 //!   through the Write chunks, or through the Reply chunk as `outbound` decides (the reply's payloads
 //!   consume the call's Write chunks in order, RFC 8267 §4.3: several for an NFSv4 COMPOUND with
-//!   several READs); RDMA Writes and the Send are posted back to back (`work_queue`).
+//!   several READs); RDMA Writes and the Send are posted back to back (`work_queue`). A Write gathers
+//!   straight from the reply's memory — the RAM backend's pages — with
+//!   [`rdma::QueuePair::post_write_gather`]: no reply buffer, no registration. What the front end still
+//!   copies of a READ payload (a reply sent inline or through the Reply chunk) is reported to the
+//!   handler ([`server_core::RecordHandler::payload_copied`]) for "bytes copied per byte served".
 //! - Every reply grants credits from [`rpcrdma_proto::GrantPolicy`] (never 0). A peer that breaks the
 //!   rules RDMA enforces (a bad handle, a Send past its credits) loses its connection only; one whose
 //!   calls keep being refused is slowed down as over TCP ([`server_core::RefusalThrottle`]).
@@ -27,9 +33,11 @@
 //!   arrive as RDMA_MSG carrying an RPC REPLY: handed to [`RecordHandler::handle_reply`], never run as
 //!   a call, never counted against the forward credits.
 //! - [`RdmaTransportStats`] counts connections, calls, replies by kind, bytes moved by RDMA Read and
-//!   Write, and RDMA_ERROR replies by kind.
+//!   Write, RDMA_ERROR replies by kind, and the queue pairs' memory registrations (registrations per
+//!   I/O: 0 after each connection's first).
 
 mod accept;
+mod arena;
 mod assemble;
 mod backward;
 mod buffers;
@@ -50,8 +58,8 @@ use rdma::{Listener, RdmaError};
 use server_core::{BackChannel, CallMode, RecordHandler};
 
 pub use config::{
-    RdmaServerConfig, DEFAULT_BACKWARD_CREDITS, MAX_BACKWARD_CREDITS, MAX_CREDITS, MAX_INITIATOR_DEPTH,
-    MAX_INLINE_SIZE, MIN_INLINE_SIZE,
+    RdmaServerConfig, DEFAULT_BACKWARD_CREDITS, DEFAULT_MAX_POOL_BYTES, MAX_BACKWARD_CREDITS, MAX_CREDITS,
+    MAX_INITIATOR_DEPTH, MAX_INLINE_SIZE, MIN_INLINE_SIZE,
 };
 pub use stats::{RdmaTransportSnapshot, RdmaTransportStats, ReplyKind};
 

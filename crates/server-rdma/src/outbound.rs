@@ -9,6 +9,7 @@
 //! Then the (reduced) reply goes inline when it fits the client's receive size, else whole into the
 //! Reply chunk (RDMA_NOMSG); with neither possible the answer is ERR_CHUNK.
 
+use bytes::Bytes;
 use nfs_server::{Payload, Payloads, Reply};
 use rdma::RemoteSegment;
 use rpcrdma_proto::{ChunkLists, RdmaHeader, WriteChunk};
@@ -157,6 +158,28 @@ fn reduced(inline: Vec<u8>, payloads: &Payloads, writes: &[WriteChunk]) -> (Vec<
     }
     body.extend_from_slice(inline.get(cursor..).unwrap_or_default());
     (body, copied)
+}
+
+/// `len` bytes of `slices` (taken as one run of bytes) from `offset`, as slices of the same memory:
+/// the gather list of one RDMA Write. Shorter when the slices end first (never, for a [`Push`] of the
+/// payload it was planned for).
+pub(crate) fn gather(slices: &[Bytes], offset: usize, len: usize) -> Vec<Bytes> {
+    let mut out = Vec::with_capacity(1);
+    let (mut skip, mut left) = (offset, len);
+    for slice in slices {
+        if left == 0 {
+            break;
+        }
+        if skip >= slice.len() {
+            skip -= slice.len();
+            continue;
+        }
+        let take = left.min(slice.len() - skip);
+        out.push(slice.slice(skip..skip + take));
+        left -= take;
+        skip = 0;
+    }
+    out
 }
 
 /// Bytes of a reply header carrying `chunks`.
@@ -361,6 +384,18 @@ mod tests {
         let planned = plan(reply, &[chunk(&[4096]), chunk(&[512, 512])], None, 1024).expect("plan");
         assert_eq!(lengths(&planned.chunks.writes[0]), vec![100]);
         assert_eq!(lengths(&planned.chunks.writes[1]), vec![0, 0]);
+    }
+
+    #[test]
+    fn a_write_gathers_its_bytes_from_the_slices_where_they_lie() {
+        let slices = [Bytes::from_static(b"abcd"), Bytes::from_static(b"efgh"), Bytes::from_static(b"ij")];
+        let cut = gather(&slices, 3, 6);
+        assert_eq!(cut.concat(), b"defghi");
+        assert_eq!(cut.len(), 3);
+        assert_eq!(cut[1].as_ptr(), slices[1].as_ptr(), "a slice of the same memory, not a copy");
+        assert_eq!(gather(&slices, 4, 4), vec![Bytes::from_static(b"efgh")]);
+        assert_eq!(gather(&slices, 9, 5).concat(), b"j", "cut short where the slices end");
+        assert!(gather(&slices, 10, 1).is_empty());
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! Transport counters of the RDMA front end: connections, calls, how replies travelled, bytes moved by
-//! RDMA Read and Write, RDMA_ERROR replies by kind, and the pauses of connections whose calls are refused.
+//! RDMA Read and Write, RDMA_ERROR replies by kind, the pauses of connections whose calls are refused,
+//! and memory registrations (each connection's pool once, then only calls the pool had no room for):
+//! registrations per I/O, 0 after warm-up.
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
@@ -35,6 +37,8 @@ pub struct RdmaTransportStats {
     pub(crate) backward_replies: AtomicU64,
     pub(crate) unmatched_replies: AtomicU64,
     pub(crate) refusal_throttles: AtomicU64,
+    pub(crate) registrations: AtomicU64,
+    pub(crate) pool_misses: AtomicU64,
 }
 
 /// A copy of [`RdmaTransportStats`] at one moment.
@@ -70,6 +74,11 @@ pub struct RdmaTransportSnapshot {
     pub unmatched_replies: u64,
     /// Pauses of connections whose calls kept being refused ([`server_core::RefusalThrottle`]).
     pub refusal_throttles: u64,
+    /// Memory registrations the connections' queue pairs made ([`rdma::QueuePair::registrations`]):
+    /// each connection's pool, and a buffer for each call whose Read chunks the pool had no room for.
+    pub registrations: u64,
+    /// Calls whose Read chunks did not fit in the connection's pool (a registration each).
+    pub pool_misses: u64,
 }
 
 impl RdmaTransportStats {
@@ -92,6 +101,8 @@ impl RdmaTransportStats {
             backward_replies: self.backward_replies.load(Relaxed),
             unmatched_replies: self.unmatched_replies.load(Relaxed),
             refusal_throttles: self.refusal_throttles.load(Relaxed),
+            registrations: self.registrations.load(Relaxed),
+            pool_misses: self.pool_misses.load(Relaxed),
         }
     }
 
@@ -109,6 +120,38 @@ impl RdmaTransportSnapshot {
     /// Replies sent, all kinds together (RDMA_ERROR not included).
     pub fn replies(&self) -> u64 {
         self.replies_inline + self.replies_write_chunk + self.replies_reply_chunk
+    }
+
+    /// Memory registrations per call handled; `None` before any call.
+    pub fn registrations_per_call(&self) -> Option<f64> {
+        (self.calls != 0).then(|| self.registrations as f64 / self.calls as f64)
+    }
+
+    /// What happened between `earlier` and this snapshot, for the counters that only grow (`open` is
+    /// this snapshot's).
+    pub fn since(&self, earlier: &RdmaTransportSnapshot) -> RdmaTransportSnapshot {
+        let d = |now: u64, then: u64| now.saturating_sub(then);
+        RdmaTransportSnapshot {
+            accepted: d(self.accepted, earlier.accepted),
+            refused: d(self.refused, earlier.refused),
+            handshake_failures: d(self.handshake_failures, earlier.handshake_failures),
+            open: self.open,
+            broken: d(self.broken, earlier.broken),
+            calls: d(self.calls, earlier.calls),
+            replies_inline: d(self.replies_inline, earlier.replies_inline),
+            replies_write_chunk: d(self.replies_write_chunk, earlier.replies_write_chunk),
+            replies_reply_chunk: d(self.replies_reply_chunk, earlier.replies_reply_chunk),
+            bytes_rdma_read: d(self.bytes_rdma_read, earlier.bytes_rdma_read),
+            bytes_rdma_written: d(self.bytes_rdma_written, earlier.bytes_rdma_written),
+            err_vers_sent: d(self.err_vers_sent, earlier.err_vers_sent),
+            err_chunk_sent: d(self.err_chunk_sent, earlier.err_chunk_sent),
+            backward_calls: d(self.backward_calls, earlier.backward_calls),
+            backward_replies: d(self.backward_replies, earlier.backward_replies),
+            unmatched_replies: d(self.unmatched_replies, earlier.unmatched_replies),
+            refusal_throttles: d(self.refusal_throttles, earlier.refusal_throttles),
+            registrations: d(self.registrations, earlier.registrations),
+            pool_misses: d(self.pool_misses, earlier.pool_misses),
+        }
     }
 }
 
@@ -129,11 +172,13 @@ impl fmt::Display for RdmaTransportSnapshot {
             "rdma: bytes rdma-read {} rdma-written {}; rdma_error sent err_vers {} err_chunk {}",
             self.bytes_rdma_read, self.bytes_rdma_written, self.err_vers_sent, self.err_chunk_sent
         )?;
-        write!(
+        writeln!(
             f,
             "rdma: backward calls {} replies {} (unmatched {}); refusal-throttles {}",
             self.backward_calls, self.backward_replies, self.unmatched_replies, self.refusal_throttles
-        )
+        )?;
+        let per_call = self.registrations_per_call().map_or_else(|| "-".to_string(), |r| format!("{r:.4}"));
+        write!(f, "rdma: registrations {} ({per_call} per I/O), pool misses {}", self.registrations, self.pool_misses)
     }
 }
 
@@ -178,6 +223,9 @@ mod tests {
             "backward calls",
             "unmatched",
             "refusal-throttles",
+            "registrations",
+            "per I/O",
+            "pool misses",
         ] {
             assert!(text.contains(word), "{word} missing from {text}");
         }

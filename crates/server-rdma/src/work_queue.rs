@@ -4,9 +4,13 @@
 //! its Send (RC ordering then places them first); Reads of other calls do not hold them up.
 //!
 //! Work request ids carry what the request is and whose it is ([`WrTag`]).
+//!
+//! A reply's RDMA Writes gather from the reply's own memory (the RAM backend's pages, the flattened
+//! reply) with [`QueuePair::post_write_gather`]: nothing is registered or copied for them here.
 
 use std::collections::VecDeque;
 
+use bytes::Bytes;
 use rdma::{MemoryRegion, QueuePair, RdmaError, RemoteSegment, WrId};
 
 /// What a work request is for; the top byte of its [`WrId`]. Receives complete with id 0.
@@ -60,9 +64,19 @@ impl WrTag {
 /// One work request waiting for room.
 #[derive(Debug)]
 pub(crate) enum Work {
-    Read { region: MemoryRegion, offset: usize, remote: RemoteSegment },
-    Write { region: MemoryRegion, offset: usize, remote: RemoteSegment },
-    Send { message: Vec<u8> },
+    Read {
+        region: MemoryRegion,
+        offset: usize,
+        remote: RemoteSegment,
+    },
+    /// An RDMA Write of `sources`, in order (their lengths add up to `remote.length`).
+    Write {
+        sources: Vec<Bytes>,
+        remote: RemoteSegment,
+    },
+    Send {
+        message: Vec<u8>,
+    },
 }
 
 /// Bytes a [`WorkQueue::pump`] posted, for the counters.
@@ -153,7 +167,7 @@ impl WorkQueue {
         let id = tag.encode();
         let result = match &work {
             Work::Read { region, offset, remote } => qp.post_read(id, region, *offset, *remote),
-            Work::Write { region, offset, remote } => qp.post_write(id, region, *offset, *remote),
+            Work::Write { sources, remote } => qp.post_write_gather(id, sources, *remote),
             Work::Send { message } => qp.post_send(id, &[message]),
         };
         match result {
@@ -288,7 +302,10 @@ mod tests {
         for _ in 0..3 {
             queue.push(WrTag::new(WrKind::Read, 1), Work::Read { region: region(&qp), offset: 0, remote: remote(8) });
         }
-        queue.push(WrTag::new(WrKind::Write, 2), Work::Write { region: region(&qp), offset: 0, remote: remote(16) });
+        queue.push(
+            WrTag::new(WrKind::Write, 2),
+            Work::Write { sources: vec![Bytes::from_static(&[1; 16])], remote: remote(16) },
+        );
         queue.push(WrTag::new(WrKind::Reply, 2), Work::Send { message: vec![0; 28] });
         let posted = queue.pump(&qp, |_| {}).expect("pump");
         assert_eq!(posted, Posted { read_bytes: 16, written_bytes: 16 });
@@ -302,7 +319,10 @@ mod tests {
     fn a_full_provider_queue_keeps_the_request_for_later_in_order() {
         let qp = Recorder { room: 1, ..Default::default() };
         let mut queue = WorkQueue::new(8, 1);
-        queue.push(WrTag::new(WrKind::Write, 2), Work::Write { region: region(&qp), offset: 0, remote: remote(16) });
+        queue.push(
+            WrTag::new(WrKind::Write, 2),
+            Work::Write { sources: vec![Bytes::from_static(&[1; 16])], remote: remote(16) },
+        );
         queue.push(WrTag::new(WrKind::Reply, 2), Work::Send { message: vec![0; 28] });
         queue.pump(&qp, |_| {}).expect("the second waits");
         assert_eq!(qp.kinds(), vec![WrKind::Write]);

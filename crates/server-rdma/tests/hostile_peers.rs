@@ -268,8 +268,9 @@ async fn worst_null_call(req: &mut Requester, period: Duration, limit: Duration)
 }
 
 /// One attack beside `good`: a peer holds every counter the server checks before it frees a
-/// registration of this connection, then sends a WRITE whose 8 bytes the server pulls with an RDMA
-/// Read into a buffer it registers. The worst NULL call of `good` meanwhile (`None`: it stalled
+/// registration of this connection, then sends a WRITE whose 16 KiB the server pulls with an RDMA
+/// Read into a buffer it registers (the server's pool holds 4 KiB: a call past it gets a registration
+/// of its own). The worst NULL call of `good` meanwhile (`None`: it stalled
 /// past 500 ms), once the hostile connection is broken.
 async fn busy_counter_attack(running: &Running, good: &mut Requester, name: &[u8]) -> Option<Duration> {
     let private = rpcrdma_proto::ConnectPrivate::new(4096, 4096, false).encode();
@@ -279,11 +280,11 @@ async fn busy_counter_attack(running: &Running, good: &mut Requester, name: &[u8
     let mut bad = Requester::new(qp);
     let file = create(&mut bad, 1, running.root(), name).await;
     counters.raise_all();
-    let data = pattern(8, 3);
+    let data = pattern(16 << 10, 3);
     let call = nfs_call(2, WRITE, &WriteArgs::new(file, 0, StableHow::FileSync, &data));
     let (position, len) = call.payload.expect("payload");
     let region = bad.register(RegBuf::ReadOnly(data.into()), Access::REMOTE_READ);
-    let chunk = ReadChunk { position, segments: common::segments(&region, len, 8) };
+    let chunk = ReadChunk { position, segments: common::segments(&region, len, len) };
     bad.send(&RdmaHeader::msg(2, 64, ChunkLists { reads: vec![chunk], ..Default::default() }), &call.inline);
     let worst = worst_null_call(good, Duration::from_millis(300), Duration::from_millis(500)).await?;
     assert!(bad.broken().await, "a peer holding a busy counter past the bound loses its connection");
@@ -293,7 +294,7 @@ async fn busy_counter_attack(running: &Running, good: &mut Requester, name: &[u8
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_peer_holding_every_busy_counter_neither_stalls_the_server_nor_keeps_its_connection() {
     // The server's network thread is a one-thread runtime of its own, as a listener's is.
-    let running = Running::start_isolated(RdmaServerConfig::default());
+    let running = Running::start_isolated(RdmaServerConfig { max_pool_bytes: 4096, ..Default::default() });
     let mut good = running.connect().await;
     good.call(&inline_header(1), &nfs_call(1, 0, &Void).inline).await;
     // Up to three attacks: a server that waits for the peer stalls in each, while a loaded machine

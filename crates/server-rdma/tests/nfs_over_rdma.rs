@@ -68,6 +68,62 @@ async fn writes_and_reads_through_chunks_work_on_the_blocking_pool() {
     write_then_read_back(RdmaServerConfig { execution: Execution::BlockingPool, ..Default::default() }).await;
 }
 
+/// After the first call (the connection's pool registered once), 1 MiB WRITEs land in the pool and
+/// 1 MiB READs leave from the RAM disk's pages: no registration, and no byte of READ data copied.
+#[tokio::test]
+async fn after_warm_up_writes_and_reads_register_nothing_and_reads_copy_nothing() {
+    let running = Running::start().await;
+    let mut req = running.connect().await;
+    let file = create(&mut req, 1, running.root(), b"warm").await;
+    let data = pattern(1 << 20, 3);
+    write_by_read_chunk(&mut req, 2, file, &data, 256 << 10).await;
+    let warm = running.stats.snapshot();
+    assert!(warm.registrations >= 1, "the pool is a registration: {warm}");
+    for i in 0..6 {
+        write_by_read_chunk(&mut req, 10 + 2 * i, file, &data, 256 << 10).await;
+        let back = read_by_write_chunk(&mut req, 11 + 2 * i, file, 1 << 20, 256 << 10).await;
+        assert!(back == data, "read {i} returns what was written");
+    }
+    let after = running.stats.snapshot().since(&warm);
+    assert_eq!((after.calls, after.registrations, after.pool_misses), (12, 0, 0), "{after}");
+    assert_eq!(after.registrations_per_call(), Some(0.0));
+    let payload = running.server.payload_bytes();
+    assert_eq!((payload.served, payload.copied), (6 << 20, 0), "bytes copied per byte served: 0");
+    running.stop().await;
+}
+
+/// A call whose Read chunks do not fit in what is free of the pool is pulled into a buffer registered
+/// for it alone, counted as a pool miss; the data arrives all the same.
+#[tokio::test]
+async fn a_write_past_the_pool_gets_a_registration_of_its_own() {
+    let running = Running::start_with(RdmaServerConfig { max_pool_bytes: 64 << 10, ..Default::default() });
+    let mut req = running.connect().await;
+    let file = create(&mut req, 1, running.root(), b"big").await;
+    let small = pattern(4096, 1);
+    write_by_read_chunk(&mut req, 2, file, &small, 4096).await;
+    let warm = running.stats.snapshot();
+    let big = pattern(100_000, 2);
+    assert_eq!(write_by_read_chunk(&mut req, 3, file, &big, 65536).await, 100_000);
+    assert!(read_by_write_chunk(&mut req, 4, file, 100_000, 65536).await == big);
+    let after = running.stats.snapshot().since(&warm);
+    assert_eq!((after.pool_misses, after.registrations), (1, 1), "{after}");
+    running.stop().await;
+}
+
+/// A READ answered inline (no Write list) is copied into the Send: counted as copied.
+#[tokio::test]
+async fn a_read_sent_inline_counts_its_bytes_as_copied() {
+    let running = Running::start().await;
+    let mut req = running.connect().await;
+    let file = create(&mut req, 1, running.root(), b"inline").await;
+    write_by_read_chunk(&mut req, 2, file, &pattern(3000, 1), 4096).await;
+    let call = nfs_call(3, common::nfs::READ, &ReadArgs { file, offset: 0, count: 1000 });
+    req.call(&inline_header(3), &call.inline).await;
+    let payload = running.server.payload_bytes();
+    assert_eq!((payload.served, payload.copied), (1000, 1000));
+    running.stop().await;
+}
+
 #[tokio::test]
 async fn a_small_read_without_a_write_list_comes_back_inline_whole() {
     let running = Running::start().await;

@@ -243,8 +243,9 @@ fn serve(args: &ServeArgs) -> Result<(), Failure> {
             write_ready_file(ready, &ready_addrs).map_err(Failure::Run)?;
         }
         tracing::info!(addrs = ?ready_addrs, exports = plan.exports.len(), "serving");
-        let reporter =
-            args.stats_interval.map(|every| tokio::spawn(report_every(every, Arc::clone(&server), Arc::clone(&stats))));
+        let reporter = args.stats_interval.map(|every| {
+            tokio::spawn(report_every(every, Arc::clone(&server), Arc::clone(&stats), rdma_stats.clone()))
+        });
         let ticker = tokio::spawn(tick_every(NFS4_TICK, Arc::clone(&server)));
         let signalled = tokio::spawn(async move {
             shutdown.await;
@@ -399,12 +400,22 @@ fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
     })
 }
 
-async fn report_every(every: Duration, server: Arc<Server>, stats: Arc<TransportStats>) {
+/// The server's report (procedures, bytes copied per byte served) and each transport's counters (RDMA:
+/// registrations per I/O), every `every`.
+async fn report_every(
+    every: Duration,
+    server: Arc<Server>,
+    stats: Arc<TransportStats>,
+    rdma: Vec<Arc<server_rdma::RdmaTransportStats>>,
+) {
     let mut ticks = tokio::time::interval(every);
     ticks.tick().await; // the first tick is immediate
     loop {
         ticks.tick().await;
         eprintln!("{}\n{}", server.stats_report().trim_end(), stats.snapshot());
+        for rdma in &rdma {
+            eprintln!("{}", rdma.snapshot());
+        }
     }
 }
 

@@ -20,9 +20,21 @@
 //! - RDMA Read/Write: the initiator raises its busy counter on the slot (in its own guard memfd, which
 //!   the peer maps read-only), validates the handle in the peer's table (generation, bounds,
 //!   right; failure → [`rdma::WcError::RemoteAccess`] and the connection breaks, as RC does), then
-//!   copies once with process_vm_readv / process_vm_writev, then checks the generation again. It
+//!   copies once (memcpy into or out of the peer's pool, otherwise process_vm_readv /
+//!   process_vm_writev), then checks the generation again. It
 //!   then adds the bytes to a counter in its own key table's header, which the peer reads as
 //!   [`rdma::QueuePair::peer_one_sided`] (what link emulation on the peer's side charges).
+//! - Pools ([`rdma::QueuePair::pool`]): a side that asks for one creates a memfd sealed so that it can
+//!   never shrink or grow, registers it once in its key table and hands it over in the handshake with
+//!   its address; the peer checks size and seals (a pool that could shrink would SIGBUS its copies:
+//!   refused) and maps it read-write. A window ([`rdma::QueuePair::open_window`]) is a key-table slot
+//!   of its own over part of a region, closed like a registration (quarantine rules included). An
+//!   RDMA Read or Write whose validated segment lies inside the peer's pool is a memcpy through that
+//!   mapping, with the same busy counter, validation and generation re-check: no system call
+//!   ([`cross_memory_copies`] counts those made). The pool's mapping gives a hostile peer nothing new:
+//!   a process that may process_vm_writev our memory can already write any byte of it; the key table
+//!   is what holds an honest peer to the window of one RPC, and our side never decides anything on
+//!   the bytes of a pool (they are data).
 //! - Sends go through a single-producer ring in the receiver's shared memory; the socket carries only
 //!   a doorbell (rung when the receiver declared itself asleep) and the connection's end (the
 //!   `channel` module; configurations that would need a ring over 64 MiB send on the socket). A

@@ -80,7 +80,12 @@ int nfsbench_ibv_post_bind_mw(struct ibv_qp *qp, uint64_t wr_id, struct ibv_mw *
 	wr.bind_mw.bind_info.addr = addr;
 	wr.bind_mw.bind_info.length = length;
 	wr.bind_mw.bind_info.mw_access_flags = access;
-	return ibv_post_send(qp, &wr, &bad);
+	int rc = ibv_post_send(qp, &wr, &bad);
+	/* The provider names the window by its current key when posting (rxe checks it against the
+	 * kernel's); a type-2 binding through ibv_post_send leaves updating it to the caller. */
+	if (rc == 0)
+		mw->rkey = rkey;
+	return rc;
 }
 
 int nfsbench_ibv_post_local_inv(struct ibv_qp *qp, uint64_t wr_id, uint32_t rkey)

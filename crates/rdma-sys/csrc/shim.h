@@ -31,7 +31,8 @@ int nfsbench_ibv_dealloc_mw(struct ibv_mw *mw);
 uint32_t nfsbench_ibv_inc_rkey(uint32_t rkey);
 
 /* A signaled IBV_WR_BIND_MW of type-2 `mw` under `rkey` (the window's next key) over `length` bytes at
- * `addr` of `mr` (registered with IBV_ACCESS_MW_BIND), with `access` (ibv_access_flags). */
+ * `addr` of `mr` (registered with IBV_ACCESS_MW_BIND), with `access` (ibv_access_flags). Once posted,
+ * `mw->rkey` is `rkey` (the key the next binding is posted under). */
 int nfsbench_ibv_post_bind_mw(struct ibv_qp *qp, uint64_t wr_id, struct ibv_mw *mw, uint32_t rkey,
                               struct ibv_mr *mr, uint64_t addr, uint64_t length, unsigned int access);
 

@@ -8,7 +8,11 @@
 //! 5. an RDMA Write with an R_key invalidated after a successful one fails with RemoteAccess;
 //! 6. a Send without a posted receive at the peer fails with ReceiverNotReady (rnr_retry 0);
 //! 7. a Send longer than the peer's receive buffer fails with Length;
-//! 8. connecting where nothing listens is Refused.
+//! 8. connecting where nothing listens is Refused;
+//! 9. pools and windows: an RDMA Write and Read through a window into the peer's pool, a gather
+//!    RDMA Write (more sources than one work request takes), registrations unchanged over many
+//!    windows (memory windows when the device has them), and a closed window's R_key refused with
+//!    RemoteAccess even once its bytes are open again under a new window.
 //!
 //! Prints one `PASS`/`FAIL` line per check and exits non-zero if any failed.
 //!
@@ -19,12 +23,13 @@
 use std::error::Error;
 use std::net::{IpAddr, SocketAddr};
 use std::process::ExitCode;
-use std::time::Duration;
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use rdma::{
     next_completions, Access, Completion, CompletionKind, Listener, MemoryRegion, Provider, QpConfig, QueuePair,
-    RdmaError, RegBuf, WcError,
+    RdmaError, RegBuf, WcError, Window,
 };
 use rdma_verbs::VerbsProvider;
 
@@ -49,7 +54,8 @@ const SERVER: QpConfig = QpConfig {
     max_send: 32,
     initiator_depth: 16,
     responder_resources: 16,
-    pool_bytes: 0,
+    // Its pool serves check 9 (the other checks leave it unused).
+    pool_bytes: 1 << 20,
 };
 
 #[derive(Default)]
@@ -324,6 +330,96 @@ async fn too_long_for_the_peer(checks: &mut Checks, pair: Pair) -> Res<()> {
     Ok(())
 }
 
+/// Polls `qp` (whose window bookkeeping advances with its completion queue) until `window` is idle.
+async fn settle(qp: &dyn QueuePair, window: &Window) -> Res<Vec<Completion>> {
+    let started = Instant::now();
+    let mut out = Vec::new();
+    let mut cx = Context::from_waker(Waker::noop());
+    while !window.is_idle() {
+        if let Poll::Ready(Err(e)) = qp.poll_completions(&mut cx, &mut out) {
+            return Err(format!("while closing a window: {e}").into());
+        }
+        if started.elapsed() > STEP {
+            return Err("a closed window never became idle".into());
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    Ok(out)
+}
+
+async fn pools_and_windows(checks: &mut Checks, pair: Pair) -> Res<()> {
+    let (client, server) = (pair.client.as_ref(), pair.server.as_ref());
+    println!("client provider: {}", client.info().provider);
+    let (client_pool, server_pool) = (client.pool().ok_or("no client pool")?, server.pool().ok_or("no server pool")?);
+    let both = Access::REMOTE_WRITE | Access::REMOTE_READ;
+    let window = client.open_window(&client_pool, 4096, 65536, both)?;
+    server_pool.write_at(0, &pattern(65536, 5))?;
+    server.post_write(60, &server_pool, 0, window.segment(0, 65536).ok_or("segment")?)?;
+    server.post_read(61, &server_pool, 65536, window.segment(0, 65536).ok_or("segment")?)?;
+    let done = completions(server, 2).await?;
+    let (mut landed, mut read_back) = (vec![0; 65536], vec![0; 65536]);
+    client_pool.read_at(4096, &mut landed)?;
+    server_pool.read_at(65536, &mut read_back)?;
+    checks.check(
+        "RDMA Write and Read of 64 KiB through a window into the peer's pool",
+        done.iter().all(|c| c.result.is_ok()) && landed == pattern(65536, 5) && read_back == landed,
+        format!("{:?}", done.iter().map(|c| &c.result).collect::<Vec<_>>()),
+    );
+    let sources: Vec<Bytes> = (0..40u8).map(|i| Bytes::from(pattern(1000 + usize::from(i), i))).collect();
+    let expected: Vec<u8> = sources.iter().flat_map(|s| s.iter().copied()).collect();
+    let length = u32::try_from(expected.len())?;
+    server.post_write_gather(62, &sources, window.segment(0, length).ok_or("segment")?)?;
+    let done = completions(server, 1).await?;
+    let mut gathered = vec![0; expected.len()];
+    client_pool.read_at(4096, &mut gathered)?;
+    checks.check(
+        "a gather RDMA Write of 40 sources lands in order",
+        matches!(done[0], Completion { wr_id: 62, result: Ok(CompletionKind::Write) }) && gathered == expected,
+        format!("{:?}", done[0].result),
+    );
+    window.close();
+    settle(client, &window).await?;
+    let before = client.registrations();
+    let source = server.register(RegBuf::ReadOnly(Bytes::from(pattern(4096, 6))), Access::NONE)?;
+    let mut written = 0;
+    for i in 0..200usize {
+        let window = client.open_window(&client_pool, (i % 64) * 4096, 4096, Access::REMOTE_WRITE)?;
+        server.post_write(63, &source, 0, window.segment(0, 4096).ok_or("segment")?)?;
+        written += completions(server, 1).await?.iter().filter(|c| c.result.is_ok()).count();
+        window.close();
+        settle(client, &window).await?;
+    }
+    checks.check(
+        "200 windows opened, written through and closed: no registration",
+        written == 200 && client.registrations() == before,
+        format!("{written} writes; registrations {before} before, {} after", client.registrations()),
+    );
+    let first = client.open_window(&client_pool, 0, 4096, Access::REMOTE_WRITE)?;
+    let old = first.segment(0, 4096).ok_or("segment")?;
+    server.post_write(64, &source, 0, old)?;
+    let ok = completions(server, 1).await?;
+    first.close();
+    settle(client, &first).await?;
+    let second = client.open_window(&client_pool, 0, 4096, Access::REMOTE_WRITE)?;
+    server.post_write(65, &source, 0, old)?;
+    let late = completions(server, 1).await?;
+    checks.check(
+        "a closed window's R_key is refused, even with its bytes open again",
+        matches!(ok[0].result, Ok(CompletionKind::Write))
+            && second.handle() != old.handle
+            && matches!(&late[0], Completion { wr_id: 65, result: Err(WcError::RemoteAccess(_)) }),
+        format!("before: {:?}; after: {:?}", ok[0].result, late[0].result),
+    );
+    let server_end = until_disconnected(server).await;
+    let client_end = until_disconnected(client).await;
+    checks.check(
+        "the connection broken by the refused window ends on both sides",
+        server_end.is_ok() && client_end.is_ok(),
+        format!("{server_end:?} / {client_end:?}"),
+    );
+    Ok(())
+}
+
 async fn run(ip: IpAddr, port: u16, checks: &mut Checks) -> Res<()> {
     let provider = VerbsProvider::open()?;
     println!("provider: {}", provider.name());
@@ -342,6 +438,9 @@ async fn run(ip: IpAddr, port: u16, checks: &mut Checks) -> Res<()> {
     // The client receives 8 KiB, so its send buffers take 8 KiB; the server receives only 4 KiB.
     let big = QpConfig { recv_size: 8192, ..CLIENT };
     too_long_for_the_peer(checks, connect(&provider, &mut listener, addr, big, 1).await?).await?;
+
+    let pooled = QpConfig { pool_bytes: 1 << 20, ..CLIENT };
+    pools_and_windows(checks, connect(&provider, &mut listener, addr, pooled, 0).await?).await?;
 
     let nobody = SocketAddr::new(ip, port.wrapping_add(1));
     let refused = tokio::time::timeout(STEP, provider.connect(nobody, CLIENT, &CLIENT_PD)).await?;

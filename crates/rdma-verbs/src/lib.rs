@@ -12,6 +12,12 @@
 //!   pool (`pool`) and are copied out; Sends are copied into a registered pool sized for the peer's
 //!   RFC 8797 receive size; RDMA Read/Write use the caller's [`rdma::MemoryRegion`], held until the
 //!   completion. Work completion statuses map onto [`rdma::WcError`].
+//! - No registration per I/O (`memory`, `window`, `gather`): the pool is page-aligned memory
+//!   registered once (with MW_BIND); windows into it are type-2 memory windows bound by a work request
+//!   on the queue pair and invalidated by another (a window is idle once its invalidation has been
+//!   polled from the completion queue), or registrations of their bytes on a device without them; a
+//!   gather RDMA Write takes the pool's key for sources in the pool and registers the others for the
+//!   operation. [`rdma::QueuePair::registrations`] counts every registration.
 //! - Ownership (`verbs`, `mr`): each object holds an `Arc` of what must outlive it (MR → PD → id →
 //!   event channel; QP → CQ, PD, id), so nothing is destroyed while something still uses it.
 //!

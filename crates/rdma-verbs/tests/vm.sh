@@ -2,7 +2,9 @@
 # crates/rdma-verbs/tests/vm.sh — the verbs provider on a real RDMA device: Soft-RoCE (rxe0 at
 # 10.99.0.1) inside the lab VM (lab/vm/run.sh). Builds the examples on the host and runs, in one guest:
 #   verbs_check  client and server in one process: private data, Send/receive, RDMA Read/Write of 1 MiB
-#                and 4 KiB, flush on disconnect, invalidated R_key, RNR, Length, Refused;
+#                and 4 KiB, flush on disconnect, invalidated R_key, RNR, Length, pools and windows
+#                (memory windows on rxe: Write/Read through one, a gather Write, no registration over
+#                200 windows, a closed window's R_key refused), Refused;
 #   knfsd_null   against the kernel NFS server's RDMA listener (20049): RFC 8797 private data both
 #                ways and an NFSv3 NULL call as RDMA_MSG.
 # Prints their PASS/FAIL lines, then one final line `PASS rdma-verbs vm` or `FAIL rdma-verbs vm (...)`.

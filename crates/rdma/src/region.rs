@@ -385,7 +385,8 @@ impl Window {
     }
 
     /// After [`close`](Self::close): true when no access by the peer through this window can still be
-    /// under way, so its bytes may be lent out again.
+    /// under way, so its bytes may be lent out again. A provider may learn it from its completion
+    /// queue (the verbs provider's invalidation completes there): keep polling the queue pair.
     pub fn is_idle(&self) -> bool {
         self.is_closed() && self.registration.is_idle()
     }

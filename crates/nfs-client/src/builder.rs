@@ -71,7 +71,13 @@ impl<'a> MountBuilder<'a> {
             None => provider,
         };
         let settings = &self.config.rdma;
-        let config = RdmaConfig { provider, credits: settings.credits, inline_size: settings.inline_size };
+        let spec = &self.config.spec;
+        let config = RdmaConfig {
+            provider,
+            credits: settings.credits,
+            inline_size: settings.inline_size,
+            chunk_size: spec.rsize.max(spec.wsize),
+        };
         config.validate()?;
         Ok(Some(config))
     }

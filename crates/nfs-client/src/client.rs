@@ -155,13 +155,9 @@ impl NfsClient {
         match &self.inner.protocol {
             Protocol::V3(v3) => v3.transport.stats(),
             Protocol::V4(session) => {
-                session.conns.iter().map(|c| c.transport.stats()).fold(ClientStats::default(), |a, b| ClientStats {
-                    calls: a.calls + b.calls,
-                    retransmissions: a.retransmissions + b.retransmissions,
-                    reconnects: a.reconnects + b.reconnects,
-                    soft_timeouts: a.soft_timeouts + b.soft_timeouts,
-                    major_timeouts: a.major_timeouts + b.major_timeouts,
-                    unknown_replies: a.unknown_replies + b.unknown_replies,
+                session.conns.iter().map(|c| c.transport.stats()).fold(ClientStats::default(), |mut a, b| {
+                    a += b;
+                    a
                 })
             }
         }

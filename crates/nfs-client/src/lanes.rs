@@ -25,6 +25,10 @@ pub(crate) struct Counters {
     pub(crate) unknown_replies: AtomicU64,
     pub(crate) soft_timeouts: AtomicU64,
     pub(crate) major_timeouts: AtomicU64,
+    /// Memory registrations the connection's queue pairs made (RDMA only).
+    pub(crate) registrations: AtomicU64,
+    /// Bytes the transport copied between a call's buffers and registered memory (RDMA only).
+    pub(crate) bytes_copied: AtomicU64,
 }
 
 impl Counters {
@@ -41,12 +45,16 @@ impl Counters {
     }
 
     fn add_to(&self, s: &mut ClientStats) {
-        s.calls += self.calls.load(Relaxed);
-        s.retransmissions += self.retransmissions.load(Relaxed);
-        s.reconnects += self.reconnects.load(Relaxed);
-        s.soft_timeouts += self.soft_timeouts.load(Relaxed);
-        s.major_timeouts += self.major_timeouts.load(Relaxed);
-        s.unknown_replies += self.unknown_replies.load(Relaxed);
+        *s += ClientStats {
+            calls: self.calls.load(Relaxed),
+            retransmissions: self.retransmissions.load(Relaxed),
+            reconnects: self.reconnects.load(Relaxed),
+            soft_timeouts: self.soft_timeouts.load(Relaxed),
+            major_timeouts: self.major_timeouts.load(Relaxed),
+            unknown_replies: self.unknown_replies.load(Relaxed),
+            registrations: self.registrations.load(Relaxed),
+            bytes_copied: self.bytes_copied.load(Relaxed),
+        };
     }
 }
 

@@ -225,4 +225,22 @@ pub struct ClientStats {
     /// Major timeouts (no reply after `retrans` retransmissions), soft and hard.
     pub major_timeouts: u64,
     pub unknown_replies: u64,
+    /// RPC-over-RDMA: memory registrations made (each queue pair's pool once, then only chunks that
+    /// did not fit it); 0 over TCP.
+    pub registrations: u64,
+    /// RPC-over-RDMA: bytes copied between calls' buffers and the pool (WRITE data in, READ data out).
+    pub bytes_copied: u64,
+}
+
+impl std::ops::AddAssign for ClientStats {
+    fn add_assign(&mut self, other: ClientStats) {
+        self.calls += other.calls;
+        self.retransmissions += other.retransmissions;
+        self.reconnects += other.reconnects;
+        self.soft_timeouts += other.soft_timeouts;
+        self.major_timeouts += other.major_timeouts;
+        self.unknown_replies += other.unknown_replies;
+        self.registrations += other.registrations;
+        self.bytes_copied += other.bytes_copied;
+    }
 }

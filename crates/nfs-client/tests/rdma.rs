@@ -114,6 +114,23 @@ async fn read_data_is_pushed_into_a_write_chunk_and_a_late_write_to_it_fails_aft
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_and_writes_borrow_the_queue_pairs_pool_and_register_nothing_after_it() {
+    let fake = RdmaFake::start(nfs_script(Duration::ZERO), 64).await;
+    let (client, _tcp) = mount(&fake, "rsize=65536,wsize=65536").await;
+    let warm = client.stats();
+    assert!(warm.registrations >= 1, "the pool is registered when the queue pair is made: {warm:?}");
+    let data = Bytes::from(vec![7u8; 65536]);
+    for _ in 0..20 {
+        client.write(client.root(), 0, data.clone(), StableHow::Unstable).await.expect("write");
+        let read = client.read(client.root(), 0, 65536).await.expect("read");
+        assert!(read.data.len() == 65536 && read.data.iter().all(|&b| b == 0x5A));
+    }
+    let after = client.stats();
+    assert_eq!(after.registrations, warm.registrations, "no registration per I/O once the pool is there");
+    assert_eq!(after.bytes_copied - warm.bytes_copied, 40 * 65536, "each WRITE's data in, each READ's data out");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn never_more_calls_are_outstanding_than_the_server_granted() {
     let fake = RdmaFake::start(nfs_script(Duration::from_millis(10)), 2).await;
     let (client, _tcp) = mount(&fake, "").await;

@@ -14,6 +14,7 @@ use rdma::{Provider, QueuePair};
 use rpcrdma_proto::{CreditState, InlineThresholds};
 use tokio::sync::Notify;
 
+use super::pool::ChunkPool;
 use super::transmit::{transmit, Regions, TransmitError};
 use crate::calls::{CallTable, Outstanding, Recovery};
 use crate::error::ClientError;
@@ -35,13 +36,19 @@ pub(crate) struct Link {
     pub(crate) local: Option<SocketAddr>,
     /// The provider and device, as the queue pair names them.
     pub(crate) provider: String,
+    /// The queue pair's pool cut into chunk pieces, when it has one.
+    pub(crate) pool: Option<Arc<ChunkPool>>,
+    /// The queue pair's registrations already added to the connection's counters.
+    registrations_counted: u64,
     generation: u64,
 }
 
 impl Link {
-    pub(crate) fn new(qp: Arc<dyn QueuePair>, limits: InlineThresholds) -> Link {
+    /// A link over `qp`, lending chunks of up to `piece_len` bytes from its pool.
+    pub(crate) fn new(qp: Arc<dyn QueuePair>, limits: InlineThresholds, piece_len: usize) -> Link {
         let info = qp.info();
-        Link { qp, limits, local: info.local, provider: info.provider, generation: 0 }
+        let pool = qp.pool().map(|region| ChunkPool::new(region, piece_len));
+        Link { qp, limits, local: info.local, provider: info.provider, pool, registrations_counted: 0, generation: 0 }
     }
 
     pub(crate) fn generation(&self) -> u64 {
@@ -76,6 +83,8 @@ pub(crate) struct Shared {
     pub(crate) credits: u32,
     /// Our inline send and receive threshold.
     pub(crate) inline_size: u32,
+    /// The largest chunk lent from a queue pair's pool.
+    pub(crate) chunk_size: u32,
     pub(crate) responsiveness: Responsiveness,
     /// The transport's callback service (the server's calls on our queue pairs).
     pub(crate) callbacks: Arc<Callbacks>,
@@ -145,10 +154,21 @@ impl Connection {
         finish(failed);
     }
 
-    /// Sends waiting calls, oldest first, while credits and send queue entries are free.
+    /// Sends waiting calls, oldest first, while credits and send queue entries are free; then counts
+    /// the registrations the queue pair made meanwhile.
     pub(super) fn pump(&self, st: &mut State, failed: &mut Failed) {
+        self.send_waiting(st, failed);
+        if let Some(link) = st.link.as_mut() {
+            let total = link.qp.registrations();
+            self.counters.registrations.fetch_add(total.saturating_sub(link.registrations_counted), Relaxed);
+            link.registrations_counted = total;
+        }
+    }
+
+    fn send_waiting(&self, st: &mut State, failed: &mut Failed) {
         let Some(link) = &st.link else { return };
         let (qp, limits, generation) = (Arc::clone(&link.qp), link.limits, link.generation);
+        let pool = link.pool.clone();
         while st.calls.has_waiting() {
             // RFC 8166 §3.3.1: never more calls outstanding than the responder granted.
             if st.sends >= self.shared.credits || !st.credits.try_acquire() {
@@ -159,8 +179,9 @@ impl Connection {
                 break;
             };
             let xid = c.call.xid;
-            match transmit(&*qp, self.remote, &c.call, st.credits.request(), limits) {
+            match transmit(&*qp, pool.as_ref(), self.remote, &c.call, st.credits.request(), limits) {
                 Ok(regions) => {
+                    self.counters.bytes_copied.fetch_add(regions.copied_in, Relaxed);
                     c.extra = regions;
                     if c.mark_sent() {
                         self.counters.retransmissions.fetch_add(1, Relaxed);

@@ -13,6 +13,7 @@ use tokio::sync::{watch, Notify};
 
 use super::callback::BACKWARD_CREDITS;
 use super::connection::{Connection, Link, Shared};
+use super::pool;
 use crate::lanes::Counters;
 use crate::retransmit::RetransmitPolicy;
 use crate::slot::{stopped, End, Slot};
@@ -37,7 +38,7 @@ pub(crate) async fn open(shared: &Shared, addr: SocketAddr) -> Result<Link, Rdma
         max_send: receives,
         initiator_depth: 0,
         responder_resources: RESPONDER_RESOURCES,
-        pool_bytes: 0,
+        pool_bytes: pool::pool_bytes(pool::piece_len(shared.chunk_size), shared.credits.min(pool::MAX_PIECES)),
     };
     let timeout = shared.policy.connect_timeout();
     let qp: Arc<dyn QueuePair> =
@@ -55,7 +56,7 @@ pub(crate) async fn open(shared: &Shared, addr: SocketAddr) -> Result<Link, Rdma
         qp.disconnect();
         return Err(e);
     }
-    Ok(Link::new(qp, limits))
+    Ok(Link::new(qp, limits, pool::piece_len(shared.chunk_size)))
 }
 
 impl Slot for Connection {

@@ -27,6 +27,7 @@ mod connection;
 mod driver;
 mod link;
 mod marshal;
+mod pool;
 mod receive;
 mod reply;
 #[doc(hidden)]
@@ -52,6 +53,8 @@ pub use link::provider_over_link;
 
 /// The Linux client's inline threshold (`RPCRDMA_DEF_INLINE`).
 pub const DEFAULT_INLINE_SIZE: u32 = 4096;
+/// [`RdmaConfig::chunk_size`] by default: the largest rsize and wsize.
+pub const DEFAULT_CHUNK_SIZE: u32 = 1 << 20;
 /// Inline thresholds accepted: the RFC 8166 §3.3.2 minimum up to 64 KiB (receive buffers are posted
 /// for every credit, so larger ones cost memory for nothing: bulk data moves in chunks).
 pub const INLINE_SIZE_RANGE: std::ops::RangeInclusive<u32> = 1024..=65536;
@@ -69,12 +72,21 @@ pub struct RdmaConfig {
     /// Our inline send and receive threshold in bytes (RFC 8797 private data), within
     /// [`INLINE_SIZE_RANGE`]; 4096 by default.
     pub inline_size: u32,
+    /// The largest data a chunk lent from a queue pair's pool carries (the mount's larger of rsize
+    /// and wsize; 1 MiB by default): each queue pair registers a pool of this much (plus 4 KiB of
+    /// headers) per credit, up to 64, once; longer chunks are registered per call.
+    pub chunk_size: u32,
 }
 
 impl RdmaConfig {
     /// The Linux client's defaults over `provider`: 128 credits, 4 KiB inline.
     pub fn new(provider: Arc<dyn Provider>) -> Self {
-        RdmaConfig { provider, credits: LINUX_CLIENT_CREDIT_REQUEST, inline_size: DEFAULT_INLINE_SIZE }
+        RdmaConfig {
+            provider,
+            credits: LINUX_CLIENT_CREDIT_REQUEST,
+            inline_size: DEFAULT_INLINE_SIZE,
+            chunk_size: DEFAULT_CHUNK_SIZE,
+        }
     }
 
     /// Refuses values out of range, naming them.
@@ -123,6 +135,7 @@ impl RdmaTransport {
             provider: Arc::clone(&config.provider),
             credits: config.credits,
             inline_size: config.inline_size,
+            chunk_size: config.chunk_size,
             responsiveness: Responsiveness::default(),
             callbacks: Arc::new(Callbacks::default()),
         });

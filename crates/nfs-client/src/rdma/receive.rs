@@ -15,6 +15,7 @@ use super::callback::{self, FromServer, BACKWARD_CREDITS, BACKWARD_TAG};
 use super::connection::{finish, Call, Connection};
 use super::reply::{self, Received};
 use crate::error::ClientError;
+use crate::lanes::Counters;
 
 /// Why a queue pair is broken.
 #[derive(Debug, thiserror::Error)]
@@ -87,7 +88,7 @@ impl Connection {
         if let Some(notice) = (!done.is_empty()).then(|| self.shared.responsiveness.replied()).flatten() {
             tracing::info!(server = %self.remote, "{notice}");
         }
-        deliver(done);
+        deliver(done, &self.counters);
         finish(failed);
         if broken.is_none() && !calls_in.is_empty() {
             self.answer_calls(calls_in, qp);
@@ -137,14 +138,15 @@ impl Connection {
 }
 
 /// Completes answered calls: memory invalidated and given back, reply put together, sender completed.
-fn deliver(done: Vec<(Call, Received)>) {
+fn deliver(done: Vec<(Call, Received)>, counters: &Counters) {
     for (c, msg) in done {
         let proc = c.call.proc;
-        let outcome = c
-            .extra
-            .into_offered()
-            .map_err(|detail| ClientError::protocol(proc, detail))
-            .and_then(|offered| reply::assemble(proc, msg, offered));
+        let outcome = c.extra.into_offered().map_err(|detail| ClientError::protocol(proc, detail)).and_then(
+            |(offered, copied)| {
+                counters.bytes_copied.fetch_add(copied, Relaxed);
+                reply::assemble(proc, msg, offered)
+            },
+        );
         c.reply.send(outcome);
     }
 }

@@ -1,9 +1,11 @@
-//! Sending one call on a queue pair: register the memory its chunks name, write the transport header,
-//! post the Send. Registration is per call and per transmission (RFC 8166 §3.4.1 leaves it to the
-//! requester; the Linux client registers per chunk): the WRITE payload is registered where it lies
-//! (the caller's [`Bytes`], read-only, no copy) for the server to RDMA-Read, and the Write / Reply chunk
-//! buffers are registered for the server to RDMA-Write. [`Regions::into_offered`] invalidates them all
-//! when the reply has arrived, so a late access through an old handle fails.
+//! Sending one call on a queue pair: give the server access to the memory its chunks name, write the
+//! transport header, post the Send. Access is per call and per transmission (RFC 8166 §3.4.1 leaves it
+//! to the requester): each chunk borrows a piece of the queue pair's pool (registered once) through a
+//! window of its own ([`ChunkPool`]) — the WRITE payload copied in for the server to RDMA-Read, the
+//! Write / Reply chunk for the server to RDMA-Write. A chunk longer than a piece, or a call that finds
+//! every piece out, registers memory of its own instead (the WRITE payload where it lies, no copy).
+//! [`Regions::into_offered`] closes every window and invalidates every registration when the reply
+//! has arrived, so a late access through an old handle fails.
 
 use std::net::SocketAddr;
 
@@ -13,39 +15,91 @@ use rpcrdma_proto::{InlineThresholds, RdmaHeader, Segment};
 use xdr::{XdrEncode, XdrWriter};
 
 use super::marshal::{self, Layout, ReplyRoom, Segments, SendPlan};
+use super::pool::{ChunkPool, Lent};
 use super::reply::Offered;
 use crate::error::ClientError;
 use crate::transport::RpcCall;
+use std::sync::Arc;
 
 /// The tag of a call's Send: its xid with this bit set (receives are tagged 0 by providers).
 const SEND_TAG: WrId = 1 << 32;
 
-/// The memory registered for one transmission of a call.
-#[derive(Debug, Default)]
-pub(crate) struct Regions {
-    /// The WRITE payload (Read chunk) or the whole call (Long Call).
-    read: Option<MemoryRegion>,
-    write: Option<MemoryRegion>,
-    reply: Option<MemoryRegion>,
+/// The memory one chunk of a call names: a piece of the pool behind a window, or a registration.
+#[derive(Debug)]
+pub(crate) enum Chunk {
+    Lent(Lent),
+    Registered(MemoryRegion),
 }
 
-impl Regions {
-    fn all(&self) -> impl Iterator<Item = &MemoryRegion> {
-        self.read.iter().chain(&self.write).chain(&self.reply)
-    }
-
-    /// Ends remote access to every region (RFC 8166 §3.4.1: memory is exposed only for the call's
-    /// lifetime).
-    pub(crate) fn invalidate(&self) {
-        for region in self.all() {
-            region.invalidate();
+impl Chunk {
+    fn end_access(&self) {
+        match self {
+            Chunk::Lent(lent) => lent.close(),
+            Chunk::Registered(region) => region.invalidate(),
         }
     }
 
-    /// Invalidates every region and gives the reply buffers back.
-    pub(crate) fn into_offered(self) -> Result<Offered, BufferHeld> {
+    /// The whole chunk as one segment (RFC 8166 §3.4.3: handle, length, offset).
+    fn segment(&self) -> Result<Segment, RdmaError> {
+        let remote = match self {
+            Chunk::Lent(lent) => lent.segment(),
+            Chunk::Registered(region) => u32::try_from(region.len()).ok().and_then(|len| region.segment(0, len)),
+        };
+        let remote = remote.ok_or_else(|| RdmaError::Invalid("a chunk longer than 4 GiB".into()))?;
+        Ok(Segment { handle: remote.handle, length: remote.length, offset: remote.offset })
+    }
+
+    /// Bytes [`into_bytes`](Self::into_bytes) copies.
+    fn copied_out(&self) -> u64 {
+        match self {
+            Chunk::Lent(lent) => lent.len() as u64,
+            Chunk::Registered(_) => 0,
+        }
+    }
+
+    /// The chunk's bytes once the server's access has ended.
+    fn into_bytes(self) -> Result<Bytes, BufferHeld> {
+        match self {
+            Chunk::Lent(lent) => lent.take(lent.len()).map_err(|_| BufferHeld),
+            // Only a provider's posted operation holds a clone, and we post none on reply buffers.
+            Chunk::Registered(region) => region.into_buffer().map(RegBuf::into_bytes).map_err(|_| BufferHeld),
+        }
+    }
+}
+
+/// The memory named by one transmission of a call.
+#[derive(Debug, Default)]
+pub(crate) struct Regions {
+    /// The WRITE payload (Read chunk) or the whole call (Long Call).
+    read: Option<Chunk>,
+    write: Option<Chunk>,
+    reply: Option<Chunk>,
+    /// Bytes copied into the pool for this transmission.
+    pub(crate) copied_in: u64,
+}
+
+impl Regions {
+    fn all(&self) -> impl Iterator<Item = &Chunk> {
+        self.read.iter().chain(&self.write).chain(&self.reply)
+    }
+
+    /// Ends remote access to every chunk (RFC 8166 §3.4.1: memory is exposed only for the call's
+    /// lifetime).
+    pub(crate) fn invalidate(&self) {
+        for chunk in self.all() {
+            chunk.end_access();
+        }
+    }
+
+    /// Ends every access and gives the reply buffers back, with the bytes copied out of the pool.
+    pub(crate) fn into_offered(self) -> Result<(Offered, u64), BufferHeld> {
         self.invalidate();
-        Ok(Offered { write: give_back(self.write)?, reply: give_back(self.reply)? })
+        let copied = [&self.write, &self.reply].into_iter().flatten().map(Chunk::copied_out).sum();
+        let offered = Offered {
+            write: self.write.map(Chunk::into_bytes).transpose()?,
+            reply: self.reply.map(Chunk::into_bytes).transpose()?,
+        };
+        Ok((offered, copied))
     }
 }
 
@@ -53,15 +107,6 @@ impl Regions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("a reply chunk's buffer is still held by the RDMA provider")]
 pub(crate) struct BufferHeld;
-
-fn give_back(region: Option<MemoryRegion>) -> Result<Option<Bytes>, BufferHeld> {
-    match region.map(MemoryRegion::into_buffer) {
-        None => Ok(None),
-        Some(Ok(buf)) => Ok(Some(buf.into_bytes())),
-        // Only a provider's posted operation holds a clone, and we post none on reply buffers.
-        Some(Err(_)) => Err(BufferHeld),
-    }
-}
 
 /// Why a transmission did not happen.
 #[derive(Debug)]
@@ -76,6 +121,7 @@ pub(crate) enum TransmitError {
 /// regions are the caller's to invalidate when the call ends; on failure none stays registered.
 pub(crate) fn transmit(
     qp: &dyn QueuePair,
+    pool: Option<&Arc<ChunkPool>>,
     addr: SocketAddr,
     call: &RpcCall,
     credits: u32,
@@ -84,7 +130,7 @@ pub(crate) fn transmit(
     let layout = marshal::layout(call, limits)
         .map_err(|e| TransmitError::Call(ClientError::InvalidArgument { proc: call.proc, detail: e.to_string() }))?;
     let mut regions = Regions::default();
-    let posted = register_and_send(qp, call, credits, &layout, &mut regions);
+    let posted = register_and_send(qp, pool, call, credits, &layout, &mut regions);
     match posted {
         Ok(()) => Ok(regions),
         Err(e) => {
@@ -101,6 +147,7 @@ pub(crate) fn transmit(
 
 fn register_and_send(
     qp: &dyn QueuePair,
+    pool: Option<&Arc<ChunkPool>>,
     call: &RpcCall,
     credits: u32,
     layout: &Layout,
@@ -113,22 +160,29 @@ fn register_and_send(
         SendPlan::LongCall => Some(marshal::whole_call(call)),
     };
     if let Some(data) = readable {
-        let region = qp.register(RegBuf::ReadOnly(data), Access::REMOTE_READ)?;
-        segments.read = Some(segment_of(&region)?);
-        regions.read = Some(region);
+        let chunk = match pool.and_then(|p| p.lend(qp, data.len(), Access::REMOTE_READ)) {
+            Some(lent) => {
+                let lent = lent?;
+                lent.fill(&data)?;
+                regions.copied_in += data.len() as u64;
+                Chunk::Lent(lent)
+            }
+            None => Chunk::Registered(qp.register(RegBuf::ReadOnly(data), Access::REMOTE_READ)?),
+        };
+        segments.read = Some(chunk.segment()?);
+        regions.read = Some(chunk);
     }
-    let writable = Access::LOCAL_WRITE | Access::REMOTE_WRITE;
     match layout.reply {
         ReplyRoom::Inline => {}
         ReplyRoom::WriteChunk(len) => {
-            let region = qp.register(RegBuf::Writable(vec![0; len as usize]), writable)?;
-            segments.write = Some(segment_of(&region)?);
-            regions.write = Some(region);
+            let chunk = writable_chunk(qp, pool, len)?;
+            segments.write = Some(chunk.segment()?);
+            regions.write = Some(chunk);
         }
         ReplyRoom::ReplyChunk(len) => {
-            let region = qp.register(RegBuf::Writable(vec![0; len as usize]), writable)?;
-            segments.reply = Some(segment_of(&region)?);
-            regions.reply = Some(region);
+            let chunk = writable_chunk(qp, pool, len)?;
+            segments.reply = Some(chunk.segment()?);
+            regions.reply = Some(chunk);
         }
     }
     let chunks = marshal::chunk_lists(layout, &segments);
@@ -143,9 +197,13 @@ fn register_and_send(
     qp.post_send(SEND_TAG | WrId::from(call.xid), &marshal::send_parts(&header, call, layout.send))
 }
 
-/// The whole region as one segment (RFC 8166 §3.4.3: handle, length, offset).
-fn segment_of(region: &MemoryRegion) -> Result<Segment, RdmaError> {
-    let len = u32::try_from(region.len()).map_err(|_| RdmaError::Invalid("region longer than 4 GiB".into()))?;
-    let remote = region.segment(0, len).ok_or_else(|| RdmaError::Invalid("region has no segment".into()))?;
-    Ok(Segment { handle: remote.handle, length: remote.length, offset: remote.offset })
+/// `len` bytes the server may RDMA-Write: a piece of the pool, else a registration of its own.
+fn writable_chunk(qp: &dyn QueuePair, pool: Option<&Arc<ChunkPool>>, len: u32) -> Result<Chunk, RdmaError> {
+    match pool.and_then(|p| p.lend(qp, len as usize, Access::REMOTE_WRITE)) {
+        Some(lent) => Ok(Chunk::Lent(lent?)),
+        None => {
+            let access = Access::LOCAL_WRITE | Access::REMOTE_WRITE;
+            Ok(Chunk::Registered(qp.register(RegBuf::Writable(vec![0; len as usize]), access)?))
+        }
+    }
 }

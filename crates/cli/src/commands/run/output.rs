@@ -146,5 +146,15 @@ pub fn nfs_notes(
         ("rpc_reconnects".to_string(), rpc.reconnects.to_string()),
         ("rpc_major_timeouts".to_string(), rpc.major_timeouts.to_string()),
     ]);
+    if spec.proto == Proto::Rdma {
+        // What the data path cost beyond the wire: registrations per call tend to 0 once each queue
+        // pair's pool is registered; copies are the WRITE data into the pool and READ data out of it.
+        let per_call = |n: u64| if rpc.calls == 0 { 0.0 } else { n as f64 / rpc.calls as f64 };
+        notes.extend([
+            ("rdma_registrations".to_string(), rpc.registrations.to_string()),
+            ("rdma_registrations_per_call".to_string(), format!("{:.4}", per_call(rpc.registrations))),
+            ("rdma_client_bytes_copied".to_string(), rpc.bytes_copied.to_string()),
+        ]);
+    }
     notes
 }

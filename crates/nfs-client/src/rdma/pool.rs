@@ -1,0 +1,252 @@
+//! The chunk pool of one queue pair: its pool memory (registered once, [`rdma::QueuePair::pool`]) cut
+//! into pieces as long as the largest chunk a call offers. A call borrows a piece per chunk and opens
+//! a window on it for the server (RFC 8166 §3.4.1: the server reaches the memory for that call only);
+//! when the reply is in, the window closes and the piece goes back to the pool once the provider says
+//! no access by the server can still be under way ([`rdma::Window::is_idle`]): a server that keeps
+//! writing into a closed window never reaches the next call's bytes.
+//!
+//! Pieces are handed out last-returned first, so the memory a run touches stays as small as its
+//! calls in flight. A chunk longer than a piece, or a call that finds every piece out, registers
+//! memory of its own as before (counted by the provider's
+//! [`registrations`](rdma::QueuePair::registrations)).
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use bytes::Bytes;
+#[cfg(test)]
+use rdma::RegBuf;
+use rdma::{Access, MemoryRegion, QueuePair, RdmaError, RemoteSegment, Window};
+
+/// Pieces per pool at most: the calls one queue pair can have in flight with a window each.
+pub(crate) const MAX_PIECES: u32 = 64;
+
+/// A piece for chunks of up to `chunk_size` bytes of data: room for the reply's headers too (a Reply
+/// chunk carries them with the data, `rpcrdma_proto::DEFAULT_MAX_CHUNK_BYTES` is 1 MiB + 4 KiB).
+pub(crate) fn piece_len(chunk_size: u32) -> usize {
+    chunk_size as usize + 4096
+}
+
+/// The bytes of a pool with `pieces` pieces of `piece_len` bytes (rounded up to 4 KiB pages).
+pub(crate) fn pool_bytes(piece_len: usize, pieces: u32) -> usize {
+    piece_len.div_ceil(4096) * 4096 * pieces as usize
+}
+
+#[derive(Debug)]
+pub(crate) struct ChunkPool {
+    region: MemoryRegion,
+    piece_len: usize,
+    free: Mutex<Free>,
+}
+
+#[derive(Debug, Default)]
+struct Free {
+    /// Pieces ready to lend, the most recently returned last.
+    idle: Vec<usize>,
+    /// Pieces whose window is closed but which the server may still be accessing.
+    closing: Vec<(usize, Window)>,
+}
+
+impl ChunkPool {
+    /// A pool over `region` (the queue pair's pool memory), in pieces of `piece_len` bytes.
+    pub(crate) fn new(region: MemoryRegion, piece_len: usize) -> Arc<ChunkPool> {
+        let piece_len = piece_len.div_ceil(4096) * 4096;
+        let pieces = region.len().checked_div(piece_len).unwrap_or(0);
+        // Lent from the end of the list: piece 0 first.
+        let idle = (0..pieces).rev().collect();
+        Arc::new(ChunkPool { region, piece_len, free: Mutex::new(Free { idle, closing: Vec::new() }) })
+    }
+
+    fn free(&self) -> MutexGuard<'_, Free> {
+        self.free.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Lends a piece for `len` bytes with `access` for the server, through a window opened on `qp`.
+    /// `None` when `len` is longer than a piece or every piece is out (the caller registers instead).
+    pub(crate) fn lend(
+        self: &Arc<Self>,
+        qp: &dyn QueuePair,
+        len: usize,
+        access: Access,
+    ) -> Option<Result<Lent, RdmaError>> {
+        if len > self.piece_len {
+            return None;
+        }
+        let index = {
+            let mut free = self.free();
+            if free.idle.is_empty() {
+                // Pieces whose late accesses have ended come back.
+                let Free { idle, closing } = &mut *free;
+                let (done, still): (Vec<_>, Vec<_>) = closing.drain(..).partition(|(_, w)| w.is_idle());
+                idle.extend(done.into_iter().map(|(index, _)| index));
+                *closing = still;
+            }
+            free.idle.pop()?
+        };
+        let opened = qp.open_window(&self.region, index * self.piece_len, len, access);
+        Some(match opened {
+            Ok(window) => Ok(Lent { pool: Arc::clone(self), index, window: Some(window) }),
+            Err(e) => {
+                self.free().idle.push(index);
+                Err(e)
+            }
+        })
+    }
+
+    /// Pieces that can be lent now.
+    #[cfg(test)]
+    fn idle_pieces(&self) -> usize {
+        self.free().idle.len()
+    }
+}
+
+/// A piece of the pool lent to one call, with its window open until [`close`](Lent::close).
+#[derive(Debug)]
+pub(crate) struct Lent {
+    pool: Arc<ChunkPool>,
+    index: usize,
+    window: Option<Window>,
+}
+
+impl Lent {
+    fn window(&self) -> &Window {
+        self.window.as_ref().expect("a lent piece has its window until it is dropped")
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.window().len()
+    }
+
+    /// The server's view of the whole piece as lent.
+    pub(crate) fn segment(&self) -> Option<RemoteSegment> {
+        let len = u32::try_from(self.len()).ok()?;
+        self.window().segment(0, len)
+    }
+
+    /// Copies `data` into the piece (a WRITE's data for the server to RDMA-Read).
+    pub(crate) fn fill(&self, data: &[u8]) -> Result<(), RdmaError> {
+        self.pool.region.write_at(self.index * self.pool.piece_len, data)
+    }
+
+    /// Ends the server's access to the piece.
+    pub(crate) fn close(&self) {
+        self.window().close();
+    }
+
+    /// The first `len` bytes of the piece (what the server wrote), copied out after the window closed.
+    pub(crate) fn take(&self, len: usize) -> Result<Bytes, RdmaError> {
+        self.close();
+        let mut out = vec![0; len.min(self.len())];
+        self.pool.region.read_at(self.index * self.pool.piece_len, &mut out)?;
+        Ok(Bytes::from(out))
+    }
+}
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        let Some(window) = self.window.take() else { return };
+        window.close();
+        let mut free = self.pool.free();
+        if window.is_idle() {
+            free.idle.push(self.index);
+        } else {
+            free.closing.push((self.index, window));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use rdma::{next_completions, Completion, CompletionKind, Provider, QpConfig, WcError};
+    use rdma_soft::SoftProvider;
+
+    use super::*;
+
+    const PIECE: usize = 8192;
+
+    /// A client queue pair with a pool of `pieces` pieces, and the server it is connected to.
+    async fn pair(pieces: u32) -> (Box<dyn QueuePair>, Box<dyn QueuePair>) {
+        let provider = SoftProvider::new().expect("provider");
+        let mut listener = provider.listen("127.0.0.1:0".parse().expect("addr")).expect("listen");
+        let addr = listener.local_addr();
+        let config = QpConfig { pool_bytes: pool_bytes(PIECE, pieces), ..QpConfig::default() };
+        let accepting = async {
+            let incoming = listener.accept().await.expect("incoming");
+            incoming.accept_with_recvs(QpConfig::default(), b"", 4).await.expect("accept")
+        };
+        tokio::join!(async { provider.connect(addr, config, b"").await.expect("connect") }, accepting)
+    }
+
+    async fn next(qp: &dyn QueuePair) -> Vec<Completion> {
+        let mut out = Vec::new();
+        let polled = tokio::time::timeout(Duration::from_secs(10), next_completions(qp, &mut out)).await;
+        polled.expect("completions in time").expect("connection up");
+        out
+    }
+
+    fn pool_of(qp: &dyn QueuePair) -> Arc<ChunkPool> {
+        ChunkPool::new(qp.pool().expect("the queue pair has a pool"), PIECE)
+    }
+
+    #[tokio::test]
+    async fn the_server_writes_into_a_lent_piece_and_the_call_reads_it_back() {
+        let (client, server) = pair(4).await;
+        let pool = pool_of(&*client);
+        let lent = pool.lend(&*client, 5000, Access::REMOTE_WRITE).expect("a piece").expect("window");
+        let data: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
+        let source = server.register(RegBuf::ReadOnly(Bytes::from(data.clone())), Access::NONE).expect("reg");
+        server.post_write(1, &source, 0, lent.segment().expect("segment")).expect("write");
+        assert!(matches!(next(&*server).await[0].result, Ok(CompletionKind::Write)));
+        assert_eq!(lent.take(5000).expect("copied out"), data);
+    }
+
+    #[tokio::test]
+    async fn a_piece_the_server_reads_holds_the_calls_data() {
+        let (client, server) = pair(1).await;
+        let pool = pool_of(&*client);
+        let lent = pool.lend(&*client, 3, Access::REMOTE_READ).expect("a piece").expect("window");
+        lent.fill(b"abc").expect("filled");
+        let sink = server.register(RegBuf::Writable(vec![0; 3]), Access::LOCAL_WRITE).expect("reg");
+        server.post_read(2, &sink, 0, lent.segment().expect("segment")).expect("read");
+        assert!(matches!(next(&*server).await[0].result, Ok(CompletionKind::Read)));
+        drop(lent);
+        assert_eq!(sink.into_buffer().expect("owner").into_bytes().as_ref(), b"abc");
+    }
+
+    #[tokio::test]
+    async fn pieces_come_back_when_the_call_ends_and_the_last_returned_goes_out_first() {
+        let (client, _server) = pair(3).await;
+        let pool = pool_of(&*client);
+        let registrations = client.registrations();
+        let a = pool.lend(&*client, PIECE, Access::REMOTE_WRITE).expect("a").expect("window");
+        let b = pool.lend(&*client, 1, Access::REMOTE_WRITE).expect("b").expect("window");
+        let c = pool.lend(&*client, 1, Access::REMOTE_WRITE).expect("c").expect("window");
+        assert!(pool.lend(&*client, 1, Access::REMOTE_WRITE).is_none(), "every piece is out");
+        assert!(pool.lend(&*client, PIECE + 1, Access::REMOTE_WRITE).is_none(), "longer than a piece");
+        let b_at = b.segment().expect("b").offset;
+        drop(b);
+        let again = pool.lend(&*client, 1, Access::REMOTE_WRITE).expect("again").expect("window");
+        assert_eq!(again.segment().expect("again").offset, b_at, "the piece just returned");
+        assert_ne!(again.segment().expect("again").handle, c.segment().expect("c").handle);
+        drop((a, c, again));
+        assert_eq!(pool.idle_pieces(), 3);
+        assert_eq!(client.registrations(), registrations, "windows are not registrations");
+    }
+
+    #[tokio::test]
+    async fn a_closed_pieces_old_handle_is_refused_even_when_the_piece_is_lent_again() {
+        let (client, server) = pair(1).await;
+        let pool = pool_of(&*client);
+        let first = pool.lend(&*client, 64, Access::REMOTE_WRITE).expect("a piece").expect("window");
+        let stale = first.segment().expect("segment");
+        drop(first);
+        let second = pool.lend(&*client, 64, Access::REMOTE_WRITE).expect("the same piece").expect("window");
+        assert_eq!(second.segment().expect("segment").offset, stale.offset, "the same bytes");
+        let source = server.register(RegBuf::ReadOnly(Bytes::from(vec![9; 64])), Access::NONE).expect("reg");
+        server.post_write(3, &source, 0, stale).expect("posted");
+        let done = next(&*server).await;
+        assert!(matches!(&done[0].result, Err(WcError::RemoteAccess(_))), "{done:?}");
+        assert!(second.take(64).expect("copied").iter().all(|b| *b == 0), "the new call's bytes are untouched");
+    }
+}

@@ -12,7 +12,13 @@
 //!   allowed client networks, root/all squash, "secure" source ports.
 //! - Non-idempotent NFSv3 calls go through a duplicate request cache, so a retransmitted CREATE/REMOVE/
 //!   RENAME/WRITE gets the original reply; NFSv4.1 has its session slots' reply caches instead.
-//! - Per-procedure counters and latency are kept for `nfsbench serve` to print.
+//! - READ and READLINK data stays apart from the reply's inline bytes as [`Payload`]s whose data
+//!   ([`PayloadData`]) is a list of `Bytes` slices: the `mem:` backend hands out slices of its
+//!   reference-counted pages (copied on write while a reply holds them), so no layer copies READ data
+//!   before a transport sends it (TCP: iovecs; RDMA: gather writes). The `dir:` backend reads into a
+//!   buffer of its own ([`Served::copied`]).
+//! - Per-procedure counters and latency are kept for `nfsbench serve` to print, and the payload bytes
+//!   served beside those copied on the way ([`Server::payload_bytes`]: "bytes copied per byte served").
 //! - File handles (`handle.rs`) are tagged with a keyed hash so clients cannot forge them. For exports whose
 //!   files outlive the process (`dir:`) they are made from what the file system keeps (file system id, inode
 //!   number, birth time) and tagged with a key kept in a state directory (`state.rs`, see

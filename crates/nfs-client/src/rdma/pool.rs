@@ -6,7 +6,10 @@
 //! writing into a closed window never reaches the next call's bytes.
 //!
 //! Pieces are handed out last-returned first, so the memory a run touches stays as small as its
-//! calls in flight. A chunk longer than a piece, or a call that finds every piece out, registers
+//! calls in flight. A piece remembers the WRITE data last copied into it (holding those [`Bytes`], so
+//! the same address means the same bytes): a WRITE of the same buffer again — a job's fill pattern,
+//! sent over and over — borrows that piece without copying, and a piece the server may write loses
+//! what it remembered. A chunk longer than a piece, or a call that finds every piece out, registers
 //! memory of its own as before (counted by the provider's
 //! [`registrations`](rdma::QueuePair::registrations)).
 
@@ -44,6 +47,8 @@ struct Free {
     idle: Vec<usize>,
     /// Pieces whose window is closed but which the server may still be accessing.
     closing: Vec<(usize, Window)>,
+    /// Per piece: the WRITE data it holds a copy of, if any.
+    holds: Vec<Option<Bytes>>,
 }
 
 impl ChunkPool {
@@ -53,43 +58,85 @@ impl ChunkPool {
         let pieces = region.len().checked_div(piece_len).unwrap_or(0);
         // Lent from the end of the list: piece 0 first.
         let idle = (0..pieces).rev().collect();
-        Arc::new(ChunkPool { region, piece_len, free: Mutex::new(Free { idle, closing: Vec::new() }) })
+        let free = Free { idle, closing: Vec::new(), holds: vec![None; pieces] };
+        Arc::new(ChunkPool { region, piece_len, free: Mutex::new(free) })
     }
 
     fn free(&self) -> MutexGuard<'_, Free> {
         self.free.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Lends a piece for `len` bytes with `access` for the server, through a window opened on `qp`.
+    /// Lends a piece for `len` bytes the server may RDMA-Write, through a window opened on `qp`.
     /// `None` when `len` is longer than a piece or every piece is out (the caller registers instead).
-    pub(crate) fn lend(
-        self: &Arc<Self>,
-        qp: &dyn QueuePair,
-        len: usize,
-        access: Access,
-    ) -> Option<Result<Lent, RdmaError>> {
+    pub(crate) fn lend_writable(self: &Arc<Self>, qp: &dyn QueuePair, len: usize) -> Option<Result<Lent, RdmaError>> {
         if len > self.piece_len {
             return None;
         }
-        let index = {
-            let mut free = self.free();
-            if free.idle.is_empty() {
-                // Pieces whose late accesses have ended come back.
-                let Free { idle, closing } = &mut *free;
-                let (done, still): (Vec<_>, Vec<_>) = closing.drain(..).partition(|(_, w)| w.is_idle());
-                idle.extend(done.into_iter().map(|(index, _)| index));
-                *closing = still;
+        let (index, _) = self.take(None)?;
+        Some(self.open(qp, index, len, Access::REMOTE_WRITE))
+    }
+
+    /// Lends a piece holding `data` for the server to RDMA-Read, copying it in unless the piece
+    /// already holds these very bytes; with the number of bytes copied. `None` as for
+    /// [`lend_writable`](Self::lend_writable).
+    pub(crate) fn lend_filled(
+        self: &Arc<Self>,
+        qp: &dyn QueuePair,
+        data: &Bytes,
+    ) -> Option<Result<(Lent, usize), RdmaError>> {
+        if data.len() > self.piece_len {
+            return None;
+        }
+        let (index, held) = self.take(Some(data))?;
+        let mut copied = 0;
+        if !held {
+            if let Err(e) = self.region.write_at(index * self.piece_len, data) {
+                self.give_back(index);
+                return Some(Err(e));
             }
-            free.idle.pop()?
+            self.free().holds[index] = Some(data.clone());
+            copied = data.len();
+        }
+        Some(self.open(qp, index, data.len(), Access::REMOTE_READ).map(|lent| (lent, copied)))
+    }
+
+    /// Takes an idle piece: for `data`, one that holds it already if there is one (and says so),
+    /// else the last returned of those holding nothing, else the last returned, which forgets what
+    /// it held.
+    fn take(&self, data: Option<&Bytes>) -> Option<(usize, bool)> {
+        let mut free = self.free();
+        if free.idle.is_empty() {
+            // Pieces whose late accesses have ended come back.
+            let Free { idle, closing, .. } = &mut *free;
+            let (done, still): (Vec<_>, Vec<_>) = closing.drain(..).partition(|(_, w)| w.is_idle());
+            idle.extend(done.into_iter().map(|(index, _)| index));
+            *closing = still;
+        }
+        let found = data.and_then(|d| free.idle.iter().rposition(|&i| holds(&free.holds[i], d)));
+        // Else a piece that holds nothing, so that held data stays for its next WRITE.
+        let at = found.or_else(|| free.idle.iter().rposition(|&i| free.holds[i].is_none()));
+        let index = match at {
+            Some(at) => free.idle.remove(at),
+            None => free.idle.pop()?,
         };
-        let opened = qp.open_window(&self.region, index * self.piece_len, len, access);
-        Some(match opened {
+        if found.is_none() {
+            free.holds[index] = None;
+        }
+        Some((index, found.is_some()))
+    }
+
+    fn give_back(&self, index: usize) {
+        self.free().idle.push(index);
+    }
+
+    fn open(self: &Arc<Self>, qp: &dyn QueuePair, index: usize, len: usize, access: Access) -> Result<Lent, RdmaError> {
+        match qp.open_window(&self.region, index * self.piece_len, len, access) {
             Ok(window) => Ok(Lent { pool: Arc::clone(self), index, window: Some(window) }),
             Err(e) => {
-                self.free().idle.push(index);
+                self.give_back(index);
                 Err(e)
             }
-        })
+        }
     }
 
     /// Pieces that can be lent now.
@@ -97,6 +144,11 @@ impl ChunkPool {
     fn idle_pieces(&self) -> usize {
         self.free().idle.len()
     }
+}
+
+/// True when `held` is `data` itself: the same bytes at the same address, kept alive by `held`.
+fn holds(held: &Option<Bytes>, data: &Bytes) -> bool {
+    held.as_ref().is_some_and(|h| h.as_ptr() == data.as_ptr() && h.len() == data.len())
 }
 
 /// A piece of the pool lent to one call, with its window open until [`close`](Lent::close).
@@ -120,11 +172,6 @@ impl Lent {
     pub(crate) fn segment(&self) -> Option<RemoteSegment> {
         let len = u32::try_from(self.len()).ok()?;
         self.window().segment(0, len)
-    }
-
-    /// Copies `data` into the piece (a WRITE's data for the server to RDMA-Read).
-    pub(crate) fn fill(&self, data: &[u8]) -> Result<(), RdmaError> {
-        self.pool.region.write_at(self.index * self.pool.piece_len, data)
     }
 
     /// Ends the server's access to the piece.
@@ -193,7 +240,7 @@ mod tests {
     async fn the_server_writes_into_a_lent_piece_and_the_call_reads_it_back() {
         let (client, server) = pair(4).await;
         let pool = pool_of(&*client);
-        let lent = pool.lend(&*client, 5000, Access::REMOTE_WRITE).expect("a piece").expect("window");
+        let lent = pool.lend_writable(&*client, 5000).expect("a piece").expect("window");
         let data: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
         let source = server.register(RegBuf::ReadOnly(Bytes::from(data.clone())), Access::NONE).expect("reg");
         server.post_write(1, &source, 0, lent.segment().expect("segment")).expect("write");
@@ -205,8 +252,9 @@ mod tests {
     async fn a_piece_the_server_reads_holds_the_calls_data() {
         let (client, server) = pair(1).await;
         let pool = pool_of(&*client);
-        let lent = pool.lend(&*client, 3, Access::REMOTE_READ).expect("a piece").expect("window");
-        lent.fill(b"abc").expect("filled");
+        let data = Bytes::from_static(b"abc");
+        let (lent, copied) = pool.lend_filled(&*client, &data).expect("a piece").expect("window");
+        assert_eq!(copied, 3);
         let sink = server.register(RegBuf::Writable(vec![0; 3]), Access::LOCAL_WRITE).expect("reg");
         server.post_read(2, &sink, 0, lent.segment().expect("segment")).expect("read");
         assert!(matches!(next(&*server).await[0].result, Ok(CompletionKind::Read)));
@@ -219,14 +267,14 @@ mod tests {
         let (client, _server) = pair(3).await;
         let pool = pool_of(&*client);
         let registrations = client.registrations();
-        let a = pool.lend(&*client, PIECE, Access::REMOTE_WRITE).expect("a").expect("window");
-        let b = pool.lend(&*client, 1, Access::REMOTE_WRITE).expect("b").expect("window");
-        let c = pool.lend(&*client, 1, Access::REMOTE_WRITE).expect("c").expect("window");
-        assert!(pool.lend(&*client, 1, Access::REMOTE_WRITE).is_none(), "every piece is out");
-        assert!(pool.lend(&*client, PIECE + 1, Access::REMOTE_WRITE).is_none(), "longer than a piece");
+        let a = pool.lend_writable(&*client, PIECE).expect("a").expect("window");
+        let b = pool.lend_writable(&*client, 1).expect("b").expect("window");
+        let c = pool.lend_writable(&*client, 1).expect("c").expect("window");
+        assert!(pool.lend_writable(&*client, 1).is_none(), "every piece is out");
+        assert!(pool.lend_writable(&*client, PIECE + 1).is_none(), "longer than a piece");
         let b_at = b.segment().expect("b").offset;
         drop(b);
-        let again = pool.lend(&*client, 1, Access::REMOTE_WRITE).expect("again").expect("window");
+        let again = pool.lend_writable(&*client, 1).expect("again").expect("window");
         assert_eq!(again.segment().expect("again").offset, b_at, "the piece just returned");
         assert_ne!(again.segment().expect("again").handle, c.segment().expect("c").handle);
         drop((a, c, again));
@@ -235,13 +283,43 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_same_write_data_again_borrows_the_piece_that_holds_it_without_a_copy() {
+        let (client, server) = pair(2).await;
+        let pool = pool_of(&*client);
+        let fill = Bytes::from(vec![3u8; 4096]);
+        let other = Bytes::from(vec![4u8; 4096]);
+        let (first, copied) = pool.lend_filled(&*client, &fill).expect("a piece").expect("window");
+        assert_eq!(copied, 4096);
+        let at = first.segment().expect("segment").offset;
+        drop(first);
+        let (second, copied) = pool.lend_filled(&*client, &other).expect("a piece").expect("window");
+        assert_eq!(copied, 4096, "other bytes are copied");
+        let (third, copied) = pool.lend_filled(&*client, &fill).expect("a piece").expect("window");
+        assert_eq!((copied, third.segment().expect("segment").offset), (0, at), "the piece that holds them");
+        let sink = server.register(RegBuf::Writable(vec![0; 4096]), Access::LOCAL_WRITE).expect("reg");
+        server.post_read(4, &sink, 0, third.segment().expect("segment")).expect("read");
+        assert!(matches!(next(&*server).await[0].result, Ok(CompletionKind::Read)));
+        assert_eq!(sink.into_buffer().expect("owner").into_bytes(), fill, "the server reads the held bytes");
+        drop((second, third));
+        // A piece lent for the server to write forgets what it held.
+        let written = pool.lend_writable(&*client, 4096).expect("a piece").expect("window");
+        let written_at = written.segment().expect("segment").offset;
+        drop(written);
+        let (again, _) = pool.lend_filled(&*client, &fill).expect("a piece").expect("window");
+        let copied_again = again.segment().expect("segment").offset == written_at;
+        drop(again);
+        let (_, copied) = pool.lend_filled(&*client, &fill).expect("a piece").expect("window");
+        assert!(copied == 0 || copied_again, "held by one piece or the other, never trusted after a write");
+    }
+
+    #[tokio::test]
     async fn a_closed_pieces_old_handle_is_refused_even_when_the_piece_is_lent_again() {
         let (client, server) = pair(1).await;
         let pool = pool_of(&*client);
-        let first = pool.lend(&*client, 64, Access::REMOTE_WRITE).expect("a piece").expect("window");
+        let first = pool.lend_writable(&*client, 64).expect("a piece").expect("window");
         let stale = first.segment().expect("segment");
         drop(first);
-        let second = pool.lend(&*client, 64, Access::REMOTE_WRITE).expect("the same piece").expect("window");
+        let second = pool.lend_writable(&*client, 64).expect("the same piece").expect("window");
         assert_eq!(second.segment().expect("segment").offset, stale.offset, "the same bytes");
         let source = server.register(RegBuf::ReadOnly(Bytes::from(vec![9; 64])), Access::NONE).expect("reg");
         server.post_write(3, &source, 0, stale).expect("posted");

@@ -160,11 +160,10 @@ fn register_and_send(
         SendPlan::LongCall => Some(marshal::whole_call(call)),
     };
     if let Some(data) = readable {
-        let chunk = match pool.and_then(|p| p.lend(qp, data.len(), Access::REMOTE_READ)) {
+        let chunk = match pool.and_then(|p| p.lend_filled(qp, &data)) {
             Some(lent) => {
-                let lent = lent?;
-                lent.fill(&data)?;
-                regions.copied_in += data.len() as u64;
+                let (lent, copied) = lent?;
+                regions.copied_in += copied as u64;
                 Chunk::Lent(lent)
             }
             None => Chunk::Registered(qp.register(RegBuf::ReadOnly(data), Access::REMOTE_READ)?),
@@ -199,7 +198,7 @@ fn register_and_send(
 
 /// `len` bytes the server may RDMA-Write: a piece of the pool, else a registration of its own.
 fn writable_chunk(qp: &dyn QueuePair, pool: Option<&Arc<ChunkPool>>, len: u32) -> Result<Chunk, RdmaError> {
-    match pool.and_then(|p| p.lend(qp, len as usize, Access::REMOTE_WRITE)) {
+    match pool.and_then(|p| p.lend_writable(qp, len as usize)) {
         Some(lent) => Ok(Chunk::Lent(lent?)),
         None => {
             let access = Access::LOCAL_WRITE | Access::REMOTE_WRITE;

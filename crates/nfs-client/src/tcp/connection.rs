@@ -155,11 +155,11 @@ impl Connection {
     }
 
     /// Answers the server's calls among `records`, then completes the calls the others answer; `done`
-    /// is scratch space.
-    pub(crate) fn complete(&self, records: &mut Vec<Bytes>, done: &mut Vec<(ReplySender, Bytes)>) {
+    /// is scratch space. Returns the calls still outstanding.
+    pub(crate) fn complete(&self, records: &mut Vec<Bytes>, done: &mut Vec<(ReplySender, Bytes)>) -> usize {
         self.answer_callbacks(records);
         let mut unknown = 0;
-        {
+        let outstanding = {
             let mut st = self.lock();
             st.replies_here += records.len() as u64;
             for record in records.drain(..) {
@@ -169,7 +169,8 @@ impl Connection {
                     None => unknown += 1,
                 }
             }
-        }
+            st.calls.len()
+        };
         if unknown > 0 {
             self.counters.unknown_replies.fetch_add(unknown, Relaxed);
             tracing::debug!(server = %self.remote, unknown, "dropped replies matching no outstanding call");
@@ -180,6 +181,7 @@ impl Connection {
         for (reply, record) in done.drain(..) {
             reply.send(Ok(RpcReply { record, payload: None }));
         }
+        outstanding
     }
 
     /// Queues again (for a retransmission) or fails every call past its deadline.

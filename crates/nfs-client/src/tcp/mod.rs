@@ -12,11 +12,22 @@
 //! queues the reply for the writer, which sends it as an ordinary record, between whole calls; at most
 //! [`MAX_CALLBACK_REPLIES`] wait per connection, so a server that calls faster than it reads costs a
 //! bounded amount (the calls past it go unanswered, counted).
+//!
+//! Replies that trickle in one at a time (a server that writes each separately) would wake the reader
+//! once each: while many calls are outstanding the reader raises its socket's receive low-water mark
+//! to the bytes of a share of the replies due, so one wake-up (one `epoll_wait`, one `recvfrom`, and
+//! one `writev` for the calls sent back) serves several; the wait on a raised mark is bounded, so a
+//! dropped reply or a stalled server delays the others by at most a millisecond or two ([`coalesce`]).
+//! `NFSBENCH_TCP_COALESCE=0` turns it off, to measure without.
 
+mod coalesce;
 mod connection;
 mod driver;
 mod framing;
+mod lowat;
 mod reader;
+#[cfg(test)]
+mod tests;
 mod writer;
 
 use std::net::SocketAddr;

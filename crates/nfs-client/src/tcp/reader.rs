@@ -2,6 +2,9 @@
 //! without copying ([`RecordSplitter`]), and completes the calls they answer, one lock per read.
 //! Matching is by xid only; decoding is left to the caller's [`Pending`](crate::Pending), so a
 //! malformed reply fails only its own call. A broken record stream ends the connection.
+//!
+//! While many calls are outstanding the socket's receive low-water mark is raised ([`Coalescer`]), so
+//! one wake-up reads several replies; a wait on a raised mark is bounded by [`coalesce::BOUND`].
 
 use std::fmt;
 use std::io;
@@ -11,8 +14,10 @@ use bytes::{BufMut, BytesMut};
 use onc_rpc::RpcError;
 use tokio::io::{AsyncRead, AsyncReadExt};
 
+use super::coalesce::{self, Coalescer};
 use super::connection::Connection;
 use super::framing::RecordSplitter;
+use super::lowat::LowWater;
 
 /// Room made for each read when less is free: many small replies per system call.
 const READ_CHUNK: usize = 64 << 10;
@@ -30,14 +35,16 @@ struct NextRead {
     grow: usize,
 }
 
-fn next_read(buf: &BytesMut, wanted: usize, after_large: bool) -> NextRead {
+/// `mark`: the socket's receive low-water mark; a wake-up brings at least that much, read at once.
+fn next_read(buf: &BytesMut, wanted: usize, after_large: bool, mark: usize) -> NextRead {
     if buf.is_empty() && after_large {
         NextRead { limit: HEADER_PEEK, need: HEADER_PEEK, grow: HEADER_PEEK }
     } else if wanted > READ_CHUNK {
         // Inside a large fragment: exactly the rest of it, so the record ends its buffer.
         NextRead { limit: wanted, need: wanted, grow: wanted }
     } else {
-        NextRead { limit: usize::MAX, need: MIN_SPARE, grow: READ_CHUNK }
+        let room = mark.saturating_mul(2);
+        NextRead { limit: usize::MAX, need: MIN_SPARE.max(room), grow: READ_CHUNK.max(room) }
     }
 }
 
@@ -62,26 +69,56 @@ impl fmt::Display for ReadEnd {
 }
 
 /// Reads replies until the connection ends.
-pub(crate) async fn run<R: AsyncRead + Unpin>(conn: Arc<Connection>, mut socket: R) -> ReadEnd {
+pub(crate) async fn run<R: AsyncRead + LowWater + Unpin>(conn: Arc<Connection>, socket: R) -> ReadEnd {
+    run_with(conn, socket, Coalescer::new(coalesce::enabled())).await
+}
+
+/// [`run`] with the given low-water mark policy.
+pub(crate) async fn run_with<R: AsyncRead + LowWater + Unpin>(
+    conn: Arc<Connection>,
+    mut socket: R,
+    mut coalescer: Coalescer,
+) -> ReadEnd {
     let mut splitter = RecordSplitter::new(conn.shared.limits);
     let mut buf = BytesMut::with_capacity(READ_CHUNK);
     let mut records = Vec::new();
     let mut done = Vec::new();
     let mut after_large = false;
     loop {
-        let next = next_read(&buf, splitter.wanted(&buf), after_large);
+        let next = next_read(&buf, splitter.wanted(&buf), after_large, coalescer.mark());
         if buf.capacity() - buf.len() < next.need {
             buf.reserve(next.grow);
         }
-        match socket.read_buf(&mut (&mut buf).limit(next.limit)).await {
+        let room_len = next.limit.min(buf.capacity() - buf.len());
+        let mut room = (&mut buf).limit(next.limit);
+        let read = socket.read_buf(&mut room);
+        let got = if coalescer.raised() {
+            match tokio::time::timeout(coalesce::BOUND, read).await {
+                Ok(got) => got,
+                Err(_) => {
+                    // Fewer replies came than the mark waits for: take what is there now.
+                    let mark = coalescer.expired();
+                    set_mark(&socket, &mut coalescer, mark);
+                    continue;
+                }
+            }
+        } else {
+            read.await
+        };
+        // A read that filled the room asked for may have left more behind: the mark is only
+        // reconsidered once the socket is drained, before the reader waits again.
+        let drained = match got {
             Ok(0) if splitter.at_boundary(&buf) => return ReadEnd::Closed,
             Ok(0) => return ReadEnd::Broken(RpcError::TruncatedRecord { buffered: buf.len() }),
-            Ok(_) => {}
+            Ok(n) => n < room_len,
             Err(e) => return ReadEnd::Io(e),
-        }
+        };
         loop {
             match splitter.next(&mut buf) {
-                Ok(Some(record)) => records.push(record),
+                Ok(Some(record)) => {
+                    coalescer.observe(record.len());
+                    records.push(record);
+                }
                 Ok(None) => break,
                 Err(e) => {
                     conn.complete(&mut records, &mut done);
@@ -91,7 +128,21 @@ pub(crate) async fn run<R: AsyncRead + Unpin>(conn: Arc<Connection>, mut socket:
         }
         if let Some(last) = records.last() {
             after_large = last.len() > READ_CHUNK;
-            conn.complete(&mut records, &mut done);
+            let outstanding = conn.complete(&mut records, &mut done);
+            if drained {
+                if let Some(mark) = coalescer.after_read(outstanding, || socket.recv_buffer().unwrap_or(0)) {
+                    set_mark(&socket, &mut coalescer, mark);
+                }
+            }
         }
+    }
+}
+
+/// Sets the socket's low-water mark; where that fails the reader stays at the default, uncoalesced.
+fn set_mark<R: LowWater>(socket: &R, coalescer: &mut Coalescer, mark: usize) {
+    if let Err(e) = socket.set_low_water(mark) {
+        tracing::debug!("SO_RCVLOWAT {mark}: {e}; replies are not coalesced on this connection");
+        coalescer.unset();
+        let _ = socket.set_low_water(1);
     }
 }

@@ -14,6 +14,8 @@
 #   nfsb-tN   with --client-threads LIST: `nfsbench run --client-threads N` too (informational)
 #   nfsb-ncN  with --nconnect LIST: `nfsbench run` with nconnect=N too (informational; fio's nfs engine
 #             opens one libnfs context, so one TCP connection, per job)
+#   nfsb-before  with --before BIN: `nfsbench run` of another build (the one before a change), the same
+#             options, in the same interleaved reps: a before/after of our client beside fio in one run
 # Files, on every server alike: 4 of --file-size, cvf.<jobnum>.0 (fio's $jobname.$jobnum.$filenum for job
 # "cvf", nfsbench's default names), laid out once by `nfsbench run --rw=write` with crc32c verify, sizes
 # checked by nfs-ls (and on Ganesha's tmpfs); every client then reads the same files (job N of a cell
@@ -34,7 +36,7 @@
 #
 # usage: bench/client-vs-fio.sh [--quick] [--reps N] [--runtime S] [--ramp S] [--file-size SIZE]
 #          [--cells LIST] [--server LIST] [--client-threads LIST] [--nconnect LIST] [--mem-size SIZE]
-#          [--nfsbench PATH] [--out DIR]
+#          [--before BIN] [--nfsbench PATH] [--out DIR]
 #   --quick               1 rep, 3 s runtime (1 s ramp)
 #   --reps N              repetitions per cell, server and client (default 3)
 #   --runtime S           measured seconds per run (default 5); --ramp S: unmeasured warm-up (default 1)
@@ -43,6 +45,7 @@
 #   --server LIST         comma-separated servers of the above (default ganesha,nfsbench)
 #   --client-threads LIST also run `nfsbench run --client-threads N` for each N in LIST (e.g. 1,2)
 #   --nconnect LIST       also run `nfsbench run` with nconnect=N for each N in LIST (e.g. 4)
+#   --before BIN          also run `nfsbench run` of the binary BIN (copied; the servers stay --nfsbench's)
 #   --mem-size SIZE       capacity of nfsbench serve's mem: export (default: 4 × file size + 1 GiB, ≥ 2GiB)
 #   --nfsbench PATH       binary to test, client and server (default target/release/nfsbench; copied, so
 #                         rebuilds don't matter)
@@ -61,7 +64,7 @@ repo=$(cd "$here/.." && pwd)
 
 # --- options -----------------------------------------------------------------------------------------
 REPS=3 RUNTIME=5 RAMP=1 FILE_SIZE=1g CELLS_ARG='' SERVER_ARG=ganesha,nfsbench THREADS_ARG='' NCONNECT_ARG=''
-MEM_SIZE='' NFSBENCH=$repo/target/release/nfsbench
+MEM_SIZE='' NFSBENCH=$repo/target/release/nfsbench BEFORE=''
 OUT=/tmp/nfsbench-client-$(date +%Y%m%d-%H%M%S)
 # script_option ARGS...: this script's own options (parse_options in bench/lib/common.sh takes the rest)
 script_option() {
@@ -69,6 +72,7 @@ script_option() {
     --server) SERVER_ARG=${2:?--server LIST} OPT_ARGS=2 ;;
     --client-threads) THREADS_ARG=${2:?--client-threads LIST} OPT_ARGS=2 ;;
     --nconnect) NCONNECT_ARG=${2:?--nconnect LIST} OPT_ARGS=2 ;;
+    --before) BEFORE=${2:?--before BIN} OPT_ARGS=2 ;;
     *) return 1 ;;
   esac
 }
@@ -99,6 +103,10 @@ for n in ${NCONNECT_ARG//,/ }; do
   [[ $n =~ ^[1-9][0-9]*$ ]] || die "--nconnect: connection counts, not '$n'"
   CLIENTS+=("nfsb-nc$n")
 done
+if [ -n "$BEFORE" ]; then
+  [ -x "$BEFORE" ] || die "--before: no nfsbench binary at $BEFORE"
+  CLIENTS+=("nfsb-before")
+fi
 
 JOB=cvf      # job name, hence file names cvf.<jobnum>.0; not a directory in fio's working directory (below)
 NFILES=4     # the most jobs any cell runs
@@ -132,6 +140,8 @@ JUDGED = "ganesha"   # the server the issue's targets are judged on; the others 
 def label(c, short=False):
     if c in LABEL:
         return "ours" if short and c == "nfsbench" else LABEL[c]
+    if c == "nfsb-before":
+        return "before" if short else "nfsbench before"
     variant = ("-t%s" % c[6:]) if c.startswith("nfsb-t") else ("nc=%s" % c[7:])
     return variant if short else "nfsbench " + variant
 
@@ -303,6 +313,10 @@ set_traps
 # --- machine, tools -------------------------------------------------------------------------------------
 prepare_tools $(( NFILES * FILE_BYTES * ${#SERVERS[@]} )) run \
   "$REPS rep(s) × ${RUNTIME} s (+${RAMP} s ramp) per cell, server and client; servers ${SERVERS[*]}; clients ${CLIENTS[*]}; $NFILES files × $FILE_SIZE per server$(on nfsbench && echo "; nfsbench serve mem:$MEM_SIZE")"
+if [ -n "$BEFORE" ]; then
+  cp "$BEFORE" "$WORK/nfsbench-before"
+  echo "before:   $BEFORE ($(stat -c %y "$BEFORE" | cut -d. -f1)), client nfsb-before" | tee -a "$OUT/machine.txt"
+fi
 
 # --- the servers, and the files laid out once on each ----------------------------------------------------
 # start_ganesha: Ganesha on EXPORT_DIR; sets SRV_URL[ganesha] and SRV_PID[ganesha]
@@ -379,6 +393,7 @@ measure() {
     nfsb-t*) threads=${client#nfsb-t}
              cmd=("$WORK/nfsbench" run --target "$url" --eta never --client-threads "$threads" "${opts[@]}") ;;
     nfsb-nc*) cmd=("$WORK/nfsbench" run --target "$url&nconnect=${client#nfsb-nc}" --eta never "${opts[@]}") ;;
+    nfsb-before) cmd=("$WORK/nfsbench-before" run --target "$url" --eta never "${opts[@]}") ;;
   esac
   : > "$base.json"
   if ! server_up "$server" "$name $client rep $rep"; then

@@ -33,7 +33,22 @@ pub(super) const MAX_FILE_SIZE: u64 = i64::MAX as u64;
 pub(super) const MAX_READ: u32 = 4 << 20;
 
 /// One page of a file, shared with the replies that hold slices of it.
-type Page = Arc<[u8]>;
+type Page = Arc<PageBuf>;
+
+/// A page's bytes in an allocation of exactly [`PAGE_SIZE`] (the `Arc`'s counts live in an allocation
+/// of their own: `Arc<[u8]>` would ask for 64 KiB + 16 bytes, which an allocator's size classes round up
+/// by as much as a quarter).
+#[derive(Clone)]
+pub(super) struct PageBuf(Box<[u8]>);
+
+/// The owner of a [`Bytes`] slice of a page: keeps the page alive while a reply holds the slice.
+struct Held(Page);
+
+impl AsRef<[u8]> for Held {
+    fn as_ref(&self) -> &[u8] {
+        &self.0 .0
+    }
+}
 
 /// What every hole reads as.
 static ZERO_PAGE: [u8; PAGE_SIZE] = [0; PAGE_SIZE];
@@ -117,7 +132,7 @@ impl FileData {
             let chunk = (PAGE_BYTES - (pos & PAGE_MASK)).min(end - pos) as usize;
             // start < PAGE_SIZE and start + chunk <= PAGE_SIZE by construction.
             data.push(match self.pages.get(&(pos >> PAGE_SHIFT)) {
-                Some(page) => Bytes::from_owner(Arc::clone(page)).slice(start..start + chunk),
+                Some(page) => Bytes::from_owner(Held(Arc::clone(page))).slice(start..start + chunk),
                 None => Bytes::from_static(&ZERO_PAGE[..chunk]),
             });
             pos += chunk as u64;
@@ -141,7 +156,7 @@ impl FileData {
             let start = (pos & PAGE_MASK) as usize;
             let (head, tail) = rest.split_at((PAGE_SIZE - start).min(rest.len()));
             let page = self.pages.entry(pos >> PAGE_SHIFT).or_insert_with(new_page);
-            Arc::make_mut(page)[start..start + head.len()].copy_from_slice(head);
+            Arc::make_mut(page).0[start..start + head.len()].copy_from_slice(head);
             pos += head.len() as u64;
             rest = tail;
         }
@@ -159,7 +174,7 @@ impl FileData {
             let tail = (size & PAGE_MASK) as usize;
             if tail != 0 {
                 if let Some(page) = self.pages.get_mut(&(size >> PAGE_SHIFT)) {
-                    Arc::make_mut(page)[tail..].fill(0);
+                    Arc::make_mut(page).0[tail..].fill(0);
                 }
             }
         }
@@ -209,7 +224,7 @@ impl FileData {
             let page_end = ((pos >> PAGE_SHIFT) + 1) << PAGE_SHIFT;
             let stop = page_end.min(end);
             if let Some(page) = self.pages.get_mut(&(pos >> PAGE_SHIFT)) {
-                Arc::make_mut(page)[(pos & PAGE_MASK) as usize..=((stop - 1) & PAGE_MASK) as usize].fill(0);
+                Arc::make_mut(page).0[(pos & PAGE_MASK) as usize..=((stop - 1) & PAGE_MASK) as usize].fill(0);
             }
             pos = stop;
         }
@@ -239,9 +254,9 @@ impl FileData {
     }
 }
 
-/// A zeroed page, in one allocation.
+/// A zeroed page (asked of the allocator zeroed, in one allocation of exactly [`PAGE_SIZE`]).
 fn new_page() -> Page {
-    std::iter::repeat_n(0, PAGE_SIZE).collect()
+    Arc::new(PageBuf(vec![0; PAGE_SIZE].into_boxed_slice()))
 }
 
 #[cfg(test)]
@@ -256,11 +271,11 @@ mod tests {
         let (held, eof) = file.read(0, 6);
         assert!(eof);
         let page = file.pages.get(&0).expect("page 0");
-        assert_eq!(held.slices()[0].as_ptr(), page.as_ptr(), "the reply points into the page");
+        assert_eq!(held.slices()[0].as_ptr(), page.0.as_ptr(), "the reply points into the page");
         file.write(0, b"AFTER!", &space).expect("write");
         assert_eq!(held.to_vec(), b"before", "the held slice keeps its bytes");
         assert_eq!(file.read(0, 6).0.to_vec(), b"AFTER!");
-        assert_ne!(file.pages.get(&0).expect("page 0").as_ptr(), held.slices()[0].as_ptr(), "copied on write");
+        assert_ne!(file.pages.get(&0).expect("page 0").0.as_ptr(), held.slices()[0].as_ptr(), "copied on write");
         assert_eq!(space.used_bytes(), PAGE_BYTES, "the copy takes no second page of the budget");
     }
 
@@ -269,10 +284,10 @@ mod tests {
         let space = Space::new(1 << 20);
         let mut file = FileData::new(0, None);
         file.write(0, b"one", &space).expect("write");
-        let before = file.pages.get(&0).expect("page").as_ptr();
+        let before = file.pages.get(&0).expect("page").0.as_ptr();
         drop(file.read(0, 3));
         file.write(0, b"two", &space).expect("write");
-        assert_eq!(file.pages.get(&0).expect("page").as_ptr(), before);
+        assert_eq!(file.pages.get(&0).expect("page").0.as_ptr(), before);
     }
 
     #[test]

@@ -232,6 +232,23 @@ impl MemoryRegion {
         Ok(())
     }
 
+    /// The bytes of a region only this side can reach, to read and write in place between operations:
+    /// `Some` for a `Writable` buffer registered without remote access, while this is the only handle
+    /// to the region (every posted operation holds one until it completes, so none is under way) and
+    /// it is not invalidated. What a server reuses across calls as the target of its RDMA Reads: laid
+    /// out, pulled into and handed to the handler with no copy and no registration per call.
+    pub fn local_bytes_mut(&mut self) -> Option<&mut [u8]> {
+        let inner = Arc::get_mut(&mut self.inner)?;
+        let remote = inner.access.contains(Access::REMOTE_READ) || inner.access.contains(Access::REMOTE_WRITE);
+        if remote || inner.invalidated.load(Ordering::Acquire) {
+            return None;
+        }
+        match &mut inner.buf {
+            RegBuf::Writable(v) => Some(v.as_mut_slice()),
+            RegBuf::ReadOnly(_) | RegBuf::Pool(_) => None,
+        }
+    }
+
     fn pool_range(&self, offset: usize, len: usize) -> Result<&dyn PoolMemory, crate::RdmaError> {
         let RegBuf::Pool(pool) = &self.inner.buf else {
             return Err(crate::RdmaError::Invalid("byte access is only for a queue pair's pool".into()));
@@ -470,6 +487,37 @@ mod tests {
         busy.idle.store(true, Ordering::SeqCst);
         let mr = MemoryRegion::new(RegBuf::Writable(vec![4; 16]), Access::REMOTE_WRITE, 1, 1, 0, Box::new(busy));
         assert_eq!(mr.into_buffer().expect("idle").len(), 16);
+    }
+
+    #[test]
+    fn local_bytes_are_reached_only_without_remote_access_and_while_no_one_else_holds_the_region() {
+        let count = Arc::new(AtomicUsize::new(0));
+        let mut mr = MemoryRegion::new(
+            RegBuf::Writable(vec![1; 8]),
+            Access::LOCAL_WRITE,
+            1,
+            1,
+            0,
+            Box::new(Counting(count.clone())),
+        );
+        mr.local_bytes_mut().expect("ours alone")[0] = 9;
+        let posted = mr.clone();
+        assert!(mr.local_bytes_mut().is_none(), "an operation still holds it");
+        drop(posted);
+        assert_eq!(mr.local_bytes_mut().expect("ours again")[..2], [9, 1]);
+        let (mut remote, _) = region(RegBuf::Writable(vec![0; 8]));
+        assert!(remote.local_bytes_mut().is_none(), "the peer may write it");
+        let mut frozen = MemoryRegion::new(
+            RegBuf::ReadOnly(Bytes::from_static(b"x")),
+            Access::NONE,
+            1,
+            1,
+            0,
+            Box::new(Counting(count)),
+        );
+        assert!(frozen.local_bytes_mut().is_none(), "read-only memory");
+        mr.invalidate();
+        assert!(mr.local_bytes_mut().is_none(), "deregistered");
     }
 
     #[test]

@@ -24,6 +24,7 @@ use crate::buffers::BufferPool;
 use crate::config::RdmaServerConfig;
 use crate::connection::{Connection, Setup};
 use crate::stats::{OpenGuard, RdmaTransportStats};
+use crate::targets::KeptBudget;
 
 /// Pause after a transient accept failure (e.g. out of file descriptors) before trying again.
 const ACCEPT_RETRY: Duration = Duration::from_millis(50);
@@ -37,6 +38,8 @@ pub(crate) struct Shared<H: RecordHandler> {
     pub local: SocketAddr,
     /// Call buffers reused across connections.
     pub pool: Arc<BufferPool>,
+    /// What every connection's kept RDMA Read targets may hold together.
+    pub kept: Arc<KeptBudget>,
     /// Where connections register to carry backward calls, if anywhere.
     pub back_channel: Option<Arc<BackChannel>>,
 }
@@ -141,7 +144,8 @@ async fn handshake<H: RecordHandler>(incoming: Box<dyn Incoming>, shared: &Share
     );
     let setup =
         Setup { info: info_for_handler, mode: shared.mode, config, send_limit: thresholds.send as usize, read_depth };
-    let shares = (Arc::clone(&shared.handler), Arc::clone(&shared.stats), Arc::clone(&shared.pool));
+    let shares =
+        (Arc::clone(&shared.handler), Arc::clone(&shared.stats), Arc::clone(&shared.pool), Arc::clone(&shared.kept));
     let backward = Backward::new(
         shared.back_channel.as_ref(),
         info_for_handler.id,

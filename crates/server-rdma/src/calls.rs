@@ -1,7 +1,6 @@
-//! A call's way through a connection: the received message is classified ([`crate::inbound`]); Read
-//! chunks are pulled into a piece of the connection's pool (registered once, [`crate::arena`]), or
-//! into a buffer registered for the call when the pool has no room (counted), and the call is laid out
-//! by [`crate::assemble`]; the handler runs; the reply is laid out by [`crate::outbound`] and its RDMA
+//! A call's way through a connection: the received message is classified ([`crate::inbound`]); the call
+//! is laid out by [`crate::assemble`] in a target registered once and kept ([`crate::targets`]), its
+//! Read chunks RDMA-Read straight into it, and the handler runs on it where it lies; the reply is laid out by [`crate::outbound`] and its RDMA
 //! Writes — gathered from the reply's own memory, the RAM backend's pages included, with nothing
 //! registered or copied — and Send are queued without waiting (RC ordering places the Writes first).
 //! Failures a peer can cause by what it sends are answered with RDMA_ERROR; failures of RDMA itself
@@ -17,10 +16,11 @@ use rpcrdma_proto::{peek, RdmaBody, RdmaErrorBody, RdmaHeader};
 use server_core::{run_contained, CallMode, Direction, RecordHandler};
 use xdr::XdrEncode;
 
-use crate::assemble::{self, Assembly};
-use crate::connection::{Call, Connection, ReadTarget, Reading};
+use crate::assemble;
+use crate::connection::{Call, Connection, Reading, Record};
 use crate::inbound::{classify, is_err_vers, Inbound};
 use crate::outbound::{self, Planned, Source};
+use crate::targets::ReadTargets;
 use crate::work_queue::{Work, WrKind, WrTag};
 
 impl<H: RecordHandler> Connection<H> {
@@ -63,7 +63,7 @@ impl<H: RecordHandler> Connection<H> {
         let layout = match assemble::plan(&chunks.reads, inline.len()) {
             Ok(layout) if layout.reads.is_empty() => {
                 self.calls.insert(id, call);
-                return self.execute(id, inline, false); // No Read chunk: the call is what arrived.
+                return self.execute(id, Record::Message(inline)); // No Read chunk: the call is what arrived.
             }
             Ok(layout) if self.setup.read_depth > 0 => layout,
             Ok(_) => {
@@ -71,37 +71,31 @@ impl<H: RecordHandler> Connection<H> {
             }
             Err(err) => return self.refuse(header.xid, header.credits, err.0),
         };
-        let (target, region, base) = match self.read_target(&layout, &inline) {
-            Ok(placed) => placed,
+        let mut target = match self.read_target(layout.len) {
+            Ok(target) => target,
             Err(err) => return self.failed("registering a call buffer", err),
         };
+        match target.local_bytes_mut().and_then(|bytes| bytes.get_mut(..layout.len)) {
+            Some(bytes) => layout.fill(bytes, &inline),
+            None => return self.fail("a free call buffer is held by the provider".into()),
+        }
         for &(offset, remote) in &layout.reads {
-            let work = Work::Read { region: region.clone(), offset: base + offset, remote };
+            let work = Work::Read { region: target.clone(), offset, remote };
             self.queue.push(WrTag::new(WrKind::Read, id), work);
         }
-        let left = layout.reads.len();
-        call.reading = Some(Reading { target, left, layout, inline });
+        call.reading = Some(Reading { target, len: layout.len, left: layout.reads.len() });
         self.calls.insert(id, call);
     }
 
-    /// Where the RDMA Reads of a call laid out as `layout` land: a piece of the pool (its region and
-    /// the piece's offset in it), or, when the pool has none free, a buffer registered for this call
-    /// alone (counted: what the pool is sized to avoid), the inline pieces already in place.
-    fn read_target(
-        &mut self,
-        layout: &Assembly,
-        inline: &[u8],
-    ) -> Result<(ReadTarget, rdma::MemoryRegion, usize), rdma::RdmaError> {
-        if let Some((region, arena)) = self.read_pool.as_mut() {
-            if let Some(piece) = arena.take(layout.len) {
-                return Ok((ReadTarget::Pool(piece), region.clone(), piece.offset));
-            }
+    /// A target for a call of `len` bytes: a free one the connection keeps, or, when none fits, a new
+    /// one registered for this side only (counted as a pool miss; kept afterwards within the bounds).
+    fn read_target(&mut self, len: usize) -> Result<rdma::MemoryRegion, rdma::RdmaError> {
+        if let Some(target) = self.targets.take(len) {
+            return Ok(target);
         }
         self.stats.pool_misses.fetch_add(1, Relaxed);
-        let mut buffer = self.pool.take(layout.len);
-        layout.fill(&mut buffer, inline);
-        let region = self.qp.register(RegBuf::Writable(buffer), Access::LOCAL_WRITE)?;
-        Ok((ReadTarget::Registered(region.clone()), region, 0))
+        let buffer = self.pool.take(ReadTargets::size_for(len));
+        self.qp.register(RegBuf::Writable(buffer), Access::LOCAL_WRITE)
     }
 
     /// One RDMA Read of call `id` completed; with the last one the call is whole.
@@ -112,76 +106,58 @@ impl<H: RecordHandler> Connection<H> {
         if reading.left > 0 {
             return;
         }
-        let Some(Reading { target, layout, inline, .. }) = call.reading.take() else { return };
-        match target {
-            ReadTarget::Pool(piece) => {
-                // The pool is reached by copies only: the call is laid out in a buffer of its own,
-                // and the piece goes back at once.
-                let mut buffer = self.pool.take(layout.len);
-                layout.fill(&mut buffer, &inline);
-                let copied = match self.read_pool.as_ref() {
-                    Some((region, _)) => layout.reads.iter().try_for_each(|&(at, remote)| {
-                        let dst = buffer.get_mut(at..at + remote.length as usize).unwrap_or_default();
-                        region.read_at(piece.offset + at, dst)
-                    }),
-                    None => Ok(()),
-                };
-                if let Some((_, arena)) = self.read_pool.as_mut() {
-                    arena.give(piece);
-                }
-                match copied {
-                    Ok(()) => self.execute(id, Bytes::from(buffer), true),
-                    Err(err) => self.fail(format!("copying a call out of the pool: {err}")),
-                }
-            }
-            ReadTarget::Registered(region) => match region.into_buffer() {
-                Ok(buffer) => self.execute(id, buffer.into_bytes(), true),
-                Err(_) => self.fail("the provider still holds an RDMA Read target after its completions".into()),
-            },
-        }
+        let Some(Reading { target, len, .. }) = call.reading.take() else { return };
+        self.execute(id, Record::Target(target, len));
     }
 
-    /// Runs call `id`; a `pooled` record (an RDMA Read target) goes back to the pool afterwards.
-    fn execute(&mut self, id: u64, record: Bytes, pooled: bool) {
+    /// Runs call `id`; a target it was pulled into is kept for the next calls afterwards.
+    fn execute(&mut self, id: u64, mut record: Record) {
         if self.ending.is_some() {
             self.calls.remove(&id);
             return; // The connection is going down: nobody would get the reply.
         }
+        let Some(bytes) = record.bytes() else {
+            return self.fail("the provider still holds an RDMA Read target after its completions".into());
+        };
         // A reply sent as a Long Message (its RPC REPLY in a position-zero Read chunk) is known as one
         // only now: it is taken as a backward reply, never run.
-        if Direction::of(&record) == Direction::Reply {
+        if Direction::of(bytes) == Direction::Reply {
             if let Some(call) = self.calls.remove(&id) {
-                self.take_reply(call.xid, call.requested, &record);
+                self.take_reply(call.xid, call.requested, bytes);
             }
-            return self.recycle(pooled.then_some(record));
+            return self.recycle(record);
         }
         self.stats.calls.fetch_add(1, Relaxed);
         let (handler, info) = (Arc::clone(&self.handler), self.setup.info);
+        let run = move |mut record: Record| {
+            let reply = record.bytes().and_then(|bytes| run_contained(&*handler, bytes, &info));
+            (id, reply, record)
+        };
         match self.setup.mode {
             CallMode::Inline => {
-                let reply = run_contained(&*handler, &record, &info);
-                self.recycle(pooled.then_some(record));
+                let (id, reply, record) = run(record);
+                self.recycle(record);
                 self.finish(id, reply);
             }
             CallMode::Task => {
-                self.pending.spawn(async move {
-                    let reply = run_contained(&*handler, &record, &info);
-                    (id, reply, pooled.then_some(record))
-                });
+                self.pending.spawn(async move { run(record) });
             }
             CallMode::Blocking => {
-                self.pending.spawn_blocking(move || {
-                    let reply = run_contained(&*handler, &record, &info);
-                    (id, reply, pooled.then_some(record))
-                });
+                self.pending.spawn_blocking(move || run(record));
             }
         }
     }
 
-    /// Gives a call buffer back to the pool once nothing else holds it.
-    pub(crate) fn recycle(&self, record: Option<Bytes>) {
-        if let Some(Ok(buffer)) = record.map(Bytes::try_into_mut) {
-            self.pool.give(buffer.into());
+    /// Keeps a call's target for the next calls (within the connection's and the server's bounds); one
+    /// past them is deregistered and its buffer goes back to the server's buffers. A target the provider
+    /// cannot say is idle once deregistered means the peer claims an access it was never given (the
+    /// targets have no remote access): that peer loses its connection.
+    pub(crate) fn recycle(&mut self, record: Record) {
+        let Record::Target(target, _) = record else { return };
+        match self.targets.give(target).map(rdma::MemoryRegion::into_buffer) {
+            Some(Ok(RegBuf::Writable(buffer))) => self.pool.give(buffer),
+            Some(Err(_)) => self.fail("the peer holds on to a call buffer it has no access to".into()),
+            Some(Ok(_)) | None => {}
         }
     }
 

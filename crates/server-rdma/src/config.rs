@@ -17,7 +17,7 @@ pub const MAX_CREDITS: u32 = 1024;
 /// RDMA Reads we issue at once at most (knfsd's `sc_ord` default), further bounded by the peer's
 /// responder resources.
 pub const MAX_INITIATOR_DEPTH: u8 = 16;
-/// Largest pool a connection registers by default for its calls' RDMA Read targets
+/// Most bytes of RDMA Read targets a connection keeps registered by default
 /// ([`RdmaServerConfig::max_pool_bytes`]).
 pub const DEFAULT_MAX_POOL_BYTES: usize = 32 << 20;
 /// Most backward calls outstanding per connection that may be configured.
@@ -48,9 +48,10 @@ pub struct RdmaServerConfig {
     pub backward_credits: u32,
     /// How long a connection may take, after shutdown is asked for, to finish its calls.
     pub shutdown_grace: Duration,
-    /// Most bytes of the pool each connection registers once for its calls' RDMA Read targets (it
-    /// holds one largest call per credit up to this; calls past it, as many large WRITEs in flight at
-    /// once, get a registration of their own); 0: no pool, a registration per call with Read chunks.
+    /// Most bytes of RDMA Read targets (the buffers calls' Read chunks are pulled into, registered
+    /// once and kept for the next calls) a connection keeps: one largest call per credit up to this;
+    /// all connections together keep four times this. A call no kept target fits gets a new one (a
+    /// registration); 0: none kept, a registration per call with Read chunks.
     pub max_pool_bytes: usize,
 }
 
@@ -110,8 +111,8 @@ impl RdmaServerConfig {
         ChunkPolicy { max_read_chunk: max, max_read_total: max, max_write_chunk: max, max_reply_chunk: max }
     }
 
-    /// Bytes of the pool each connection registers once for its calls' RDMA Read targets: one largest
-    /// call per credit (the most calls a client may have in flight, RFC 8166 §3.3.1), at most
+    /// Bytes of RDMA Read targets each connection keeps registered across calls: one largest call per
+    /// credit (the most calls a client may have in flight, RFC 8166 §3.3.1), at most
     /// [`max_pool_bytes`](Self::max_pool_bytes).
     pub fn pool_bytes(&self) -> usize {
         (self.credits as usize).saturating_mul(self.max_call_bytes()).min(self.max_pool_bytes)
@@ -120,7 +121,8 @@ impl RdmaServerConfig {
     /// The queue pair of one connection whose peer offers `peer_responder_resources`: receives of our
     /// inline size, one per credit and per backward credit ([`receives`](Self::receives)); room for a
     /// reply's Writes and Send per credit plus Reads; every RDMA Read and Write is ours, so we ask for no
-    /// responder resources; the pool of [`pool_bytes`](Self::pool_bytes).
+    /// responder resources; no provider pool (the server keeps registered targets of its own instead,
+    /// used in place: a pool is reached by copies only).
     pub fn qp_config(&self, peer_responder_resources: u8) -> QpConfig {
         QpConfig {
             recv_size: self.inline_size,
@@ -128,7 +130,7 @@ impl RdmaServerConfig {
             max_send: self.credits.saturating_mul(4).clamp(64, 4096),
             initiator_depth: MAX_INITIATOR_DEPTH.min(peer_responder_resources),
             responder_resources: 0,
-            pool_bytes: self.pool_bytes(),
+            pool_bytes: 0,
         }
     }
 }
@@ -167,11 +169,11 @@ mod tests {
     }
 
     #[test]
-    fn the_pool_holds_one_largest_call_per_credit_up_to_its_cap() {
+    fn kept_read_targets_hold_one_largest_call_per_credit_up_to_their_cap() {
         let small = RdmaServerConfig { credits: 4, max_chunk_bytes: 1 << 20, ..Default::default() }.sanitized();
-        assert_eq!(small.qp_config(16).pool_bytes, 4 * ((1 << 20) + 4096 + 64));
+        assert_eq!(small.pool_bytes(), 4 * ((1 << 20) + 4096 + 64));
         assert_eq!(RdmaServerConfig::default().sanitized().pool_bytes(), DEFAULT_MAX_POOL_BYTES);
-        assert_eq!(RdmaServerConfig { max_pool_bytes: 0, ..Default::default() }.qp_config(16).pool_bytes, 0);
+        assert_eq!(RdmaServerConfig { max_pool_bytes: 0, ..Default::default() }.pool_bytes(), 0);
     }
 
     #[test]

@@ -9,11 +9,10 @@
 //! only: it is disconnected, its outstanding requests flush, and the task ends when the provider reports
 //! the connection down. Registrations are released when their requests complete or the task ends.
 //!
-//! Memory: the queue pair's pool ([`rdma::QueuePair::pool`], sized by
-//! [`RdmaServerConfig::qp_config`] for the credits granted × the largest call) is registered once when
-//! the connection is made; calls' Read chunks land in pieces of it ([`crate::arena`]) and replies are
-//! RDMA-Written from their own memory, so after set-up the data path registers nothing. The queue
-//! pair's registrations are added to the server's counters as they happen.
+//! Memory: calls' Read chunks land in targets registered once and kept ([`crate::targets`]) and replies
+//! are RDMA-Written from their own memory, so once a connection has the targets its concurrency needs
+//! the data path registers nothing. The queue pair's registrations are added to the server's counters
+//! as they happen.
 //!
 //! A connection whose calls keep being refused (refusals of the RPC layer or of the service, RDMA_ERROR
 //! answers, messages dropped, replies to no backward call) waits before its next turn, as over TCP
@@ -35,12 +34,11 @@ use tokio::sync::watch;
 use tokio::task::{JoinError, JoinSet};
 use tokio::time::{sleep_until, Instant};
 
-use crate::arena::{Arena, Piece};
-use crate::assemble::Assembly;
 use crate::backward::Backward;
 use crate::buffers::BufferPool;
 use crate::config::RdmaServerConfig;
 use crate::stats::RdmaTransportStats;
+use crate::targets::{KeptBudget, ReadTargets};
 use crate::work_queue::{WorkQueue, WrTag};
 
 /// How long a disconnected queue pair may take to flush before the task ends regardless.
@@ -61,27 +59,37 @@ pub(crate) struct Call {
 /// A call whose Read chunks are being pulled.
 #[derive(Debug)]
 pub(crate) struct Reading {
-    pub target: ReadTarget,
+    /// Where the call is laid out and its Reads land ([`crate::targets`]).
+    pub target: MemoryRegion,
+    /// Bytes of the call.
+    pub len: usize,
     /// RDMA Reads still outstanding.
     pub left: usize,
-    /// Where each byte of the call comes from.
-    pub layout: Assembly,
-    /// The message that arrived (the call's inline pieces).
-    pub inline: Bytes,
 }
 
-/// Where a call's RDMA Reads land.
+/// A call record as the handler gets it.
 #[derive(Debug)]
-pub(crate) enum ReadTarget {
-    /// A piece of the connection's pool: nothing registered for the call.
-    Pool(Piece),
-    /// A buffer registered for this call alone (the pool had no room), laid out in place.
-    Registered(MemoryRegion),
+pub(crate) enum Record {
+    /// The message that arrived (a call without Read chunks).
+    Message(Bytes),
+    /// The first bytes of a kept target, its Reads complete.
+    Target(MemoryRegion, usize),
 }
 
-/// A call that finished off the connection's task: its id, its reply, and its record when the record
-/// is a pooled buffer to give back.
-pub(crate) type Executed = (u64, Option<Reply>, Option<Bytes>);
+impl Record {
+    /// The call's bytes; `None` for a target something else still holds (never once its Reads have
+    /// completed: each posted operation holds the region only until it completes).
+    pub(crate) fn bytes(&mut self) -> Option<&[u8]> {
+        match self {
+            Record::Message(message) => Some(message),
+            Record::Target(target, len) => target.local_bytes_mut().and_then(|bytes| bytes.get(..*len)),
+        }
+    }
+}
+
+/// A call that finished off the connection's task: its id, its reply, and its record (a target to
+/// keep for the next calls).
+pub(crate) type Executed = (u64, Option<Reply>, Record);
 
 /// Per-connection settings fixed at accept time.
 #[derive(Debug, Clone)]
@@ -101,8 +109,8 @@ pub(crate) struct Connection<H: RecordHandler> {
     pub(crate) handler: Arc<H>,
     pub(crate) stats: Arc<RdmaTransportStats>,
     pub(crate) pool: Arc<BufferPool>,
-    /// The queue pair's pool, registered once, and its free pieces: the targets of calls' RDMA Reads.
-    pub(crate) read_pool: Option<(MemoryRegion, Arena)>,
+    /// Free targets for calls' RDMA Reads, registered once each.
+    pub(crate) targets: ReadTargets,
     /// The queue pair's registrations already added to the server's counters.
     registrations_seen: u64,
     pub(crate) limits: DecodeLimits,
@@ -143,16 +151,12 @@ impl<H: RecordHandler> Connection<H> {
         setup: Setup,
         posted: u32,
         backward: Backward,
-        (handler, stats, pool): (Arc<H>, Arc<RdmaTransportStats>, Arc<BufferPool>),
+        (handler, stats, pool, kept): (Arc<H>, Arc<RdmaTransportStats>, Arc<BufferPool>, Arc<KeptBudget>),
     ) -> Self {
         let config = setup.config;
         let max_send = config.qp_config(0).max_send;
-        let read_pool = qp.pool().map(|region| {
-            let arena = Arena::new(region.len());
-            (region, arena)
-        });
         Connection {
-            read_pool,
+            targets: ReadTargets::new(config.pool_bytes(), kept),
             registrations_seen: 0,
             qp,
             queue: WorkQueue::new(max_send, setup.read_depth),

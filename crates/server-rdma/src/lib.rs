@@ -10,10 +10,10 @@
 //!   none), `credits` receives posted before the peer can send, RDMA Read depth within the peer's
 //!   responder resources (the server issues every RDMA Read and Write; the Linux client issues none).
 //! - Per connection one task (`connection`): headers are classified sans I/O (`inbound`: ERR_VERS,
-//!   ERR_CHUNK, or close when not even an xid arrived), Read chunks are RDMA-Read into a piece of the
-//!   connection's pool (registered once at connect, [`RdmaServerConfig::pool_bytes`]; `arena`; a call
-//!   the pool has no room for gets a registration of its own, counted) and the call laid out by
-//!   `assemble` in one buffer (large buffers are reused across calls, `buffers`), the handler runs inline
+//!   ERR_CHUNK, or close when not even an xid arrived), the call is laid out by `assemble` in a target
+//!   registered once and kept for the next calls (`targets`: no remote access, used in place, up to
+//!   [`RdmaServerConfig::pool_bytes`] per connection; a call no free target fits gets a new one,
+//!   counted as a pool miss), its Read chunks RDMA-Read straight into it, the handler runs inline
 //!   or on the blocking pool (several calls in flight, replies out of order), and replies leave inline,
 //!   through the Write chunks, or through the Reply chunk as `outbound` decides (the reply's payloads
 //!   consume the call's Write chunks in order, RFC 8267 §4.3: several for an NFSv4 COMPOUND with
@@ -37,7 +37,6 @@
 //!   I/O: 0 after each connection's first).
 
 mod accept;
-mod arena;
 mod assemble;
 mod backward;
 mod buffers;
@@ -47,6 +46,7 @@ mod connection;
 mod inbound;
 mod outbound;
 mod stats;
+mod targets;
 mod work_queue;
 
 use std::future::Future;
@@ -121,6 +121,8 @@ impl<H: RecordHandler> RdmaServer<H> {
             stats: self.stats,
             local,
             pool: Arc::new(pool),
+            // Kept RDMA Read targets of all connections together: four connections' worth.
+            kept: Arc::new(targets::KeptBudget::new(self.config.max_pool_bytes.saturating_mul(4))),
             back_channel: self.back_channel,
         });
         accept::accept_loop(self.listener, shared, shutdown).await

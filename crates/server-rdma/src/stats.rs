@@ -1,7 +1,7 @@
 //! Transport counters of the RDMA front end: connections, calls, how replies travelled, bytes moved by
 //! RDMA Read and Write, RDMA_ERROR replies by kind, the pauses of connections whose calls are refused,
-//! and memory registrations (each connection's pool once, then only calls the pool had no room for):
-//! registrations per I/O, 0 after warm-up.
+//! and memory registrations (RDMA Read targets, kept across calls: only for calls no kept target fits,
+//! a connection's first ones): registrations per I/O, 0 after warm-up.
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
@@ -74,10 +74,10 @@ pub struct RdmaTransportSnapshot {
     pub unmatched_replies: u64,
     /// Pauses of connections whose calls kept being refused ([`server_core::RefusalThrottle`]).
     pub refusal_throttles: u64,
-    /// Memory registrations the connections' queue pairs made ([`rdma::QueuePair::registrations`]):
-    /// each connection's pool, and a buffer for each call whose Read chunks the pool had no room for.
+    /// Memory registrations the connections' queue pairs made ([`rdma::QueuePair::registrations`]): an
+    /// RDMA Read target for each call no kept target fitted.
     pub registrations: u64,
-    /// Calls whose Read chunks did not fit in the connection's pool (a registration each).
+    /// Calls with Read chunks that no kept target fitted (a registration each).
     pub pool_misses: u64,
 }
 

@@ -10,8 +10,10 @@
 //! - Credits (RFC 8166 §3.3): one call may be outstanding at first, then as many as the latest reply
 //!   granted (`rpcrdma_proto::CreditState`); calls wait in FIFO order for a credit.
 //! - Marshalling (`marshal.rs`): inline, WRITE data in a Read chunk, or a Long Call; READ data through a
-//!   Write chunk, large replies through a Reply chunk. Memory is registered per call and invalidated
-//!   when its reply arrives or it fails, before the caller hears of it.
+//!   Write chunk, large replies through a Reply chunk. Each chunk is a piece of the queue pair's pool
+//!   (registered once, `pool.rs`) opened to the server through a window of its own, closed when the
+//!   reply arrives or the call fails, before the caller hears of it; only a chunk longer than a piece,
+//!   or a call that finds every piece out, registers memory for itself.
 //! - The server's calls (RFC 8167, `callback.rs`): [`BACKWARD_CREDITS`] receives are posted beyond the
 //!   credits for them; one arriving as RDMA_MSG with an RPC CALL is answered by the transport's
 //!   callback handler (or PROG_UNAVAIL) with an inline RDMA_MSG granting that many, never matched to

@@ -86,7 +86,14 @@ impl Drop for Server {
 fn soft_rdma_peers_holding_busy_counters_neither_slow_a_good_client_nor_keep_their_connections() {
     let dir = scratch("rdma-busy");
     let server =
-        Server::start(&dir, "serve", "[[exports]]\npath = \"/export\"\nbackend = \"mem:256MiB\"\n", "127.0.0.1:0");
+        // No Read targets kept (rdma_read_targets = 0): every WRITE's target is registered for it and
+        // deregistered after, which is what the peers' raised busy counters go after.
+        Server::start(
+            &dir,
+            "serve",
+            "[[exports]]\npath = \"/export\"\nbackend = \"mem:256MiB\"\n[limits]\nrdma_read_targets = 0\n",
+            "127.0.0.1:0",
+        );
     let target = server.target();
     let attack = Attack::RdmaBusyCounters { connections: PEERS };
     let case = "rdma-busy-counters";

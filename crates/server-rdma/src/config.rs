@@ -18,8 +18,8 @@ pub const MAX_CREDITS: u32 = 1024;
 /// responder resources.
 pub const MAX_INITIATOR_DEPTH: u8 = 16;
 /// Most bytes of RDMA Read targets a connection keeps registered by default
-/// ([`RdmaServerConfig::max_pool_bytes`]).
-pub const DEFAULT_MAX_POOL_BYTES: usize = 32 << 20;
+/// ([`RdmaServerConfig::max_read_target_bytes`]).
+pub const DEFAULT_MAX_READ_TARGET_BYTES: usize = 32 << 20;
 /// Most backward calls outstanding per connection that may be configured.
 pub const MAX_BACKWARD_CREDITS: u32 = 16;
 /// Backward calls outstanding per connection by default: knfsd's (`sc_max_bc_requests`, 2). An
@@ -52,7 +52,7 @@ pub struct RdmaServerConfig {
     /// once and kept for the next calls) a connection keeps: one largest call per credit up to this;
     /// all connections together keep four times this. A call no kept target fits gets a new one (a
     /// registration); 0: none kept, a registration per call with Read chunks.
-    pub max_pool_bytes: usize,
+    pub max_read_target_bytes: usize,
 }
 
 impl Default for RdmaServerConfig {
@@ -65,7 +65,7 @@ impl Default for RdmaServerConfig {
             execution: Execution::Auto,
             backward_credits: DEFAULT_BACKWARD_CREDITS,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
-            max_pool_bytes: DEFAULT_MAX_POOL_BYTES,
+            max_read_target_bytes: DEFAULT_MAX_READ_TARGET_BYTES,
         }
     }
 }
@@ -113,9 +113,9 @@ impl RdmaServerConfig {
 
     /// Bytes of RDMA Read targets each connection keeps registered across calls: one largest call per
     /// credit (the most calls a client may have in flight, RFC 8166 §3.3.1), at most
-    /// [`max_pool_bytes`](Self::max_pool_bytes).
-    pub fn pool_bytes(&self) -> usize {
-        (self.credits as usize).saturating_mul(self.max_call_bytes()).min(self.max_pool_bytes)
+    /// [`max_read_target_bytes`](Self::max_read_target_bytes).
+    pub fn read_target_bytes(&self) -> usize {
+        (self.credits as usize).saturating_mul(self.max_call_bytes()).min(self.max_read_target_bytes)
     }
 
     /// The queue pair of one connection whose peer offers `peer_responder_resources`: receives of our
@@ -171,9 +171,9 @@ mod tests {
     #[test]
     fn kept_read_targets_hold_one_largest_call_per_credit_up_to_their_cap() {
         let small = RdmaServerConfig { credits: 4, max_chunk_bytes: 1 << 20, ..Default::default() }.sanitized();
-        assert_eq!(small.pool_bytes(), 4 * ((1 << 20) + 4096 + 64));
-        assert_eq!(RdmaServerConfig::default().sanitized().pool_bytes(), DEFAULT_MAX_POOL_BYTES);
-        assert_eq!(RdmaServerConfig { max_pool_bytes: 0, ..Default::default() }.pool_bytes(), 0);
+        assert_eq!(small.read_target_bytes(), 4 * ((1 << 20) + 4096 + 64));
+        assert_eq!(RdmaServerConfig::default().sanitized().read_target_bytes(), DEFAULT_MAX_READ_TARGET_BYTES);
+        assert_eq!(RdmaServerConfig { max_read_target_bytes: 0, ..Default::default() }.read_target_bytes(), 0);
     }
 
     #[test]

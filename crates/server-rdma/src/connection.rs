@@ -156,7 +156,7 @@ impl<H: RecordHandler> Connection<H> {
         let config = setup.config;
         let max_send = config.qp_config(0).max_send;
         Connection {
-            targets: ReadTargets::new(config.pool_bytes(), kept),
+            targets: ReadTargets::new(config.read_target_bytes(), kept),
             registrations_seen: 0,
             qp,
             queue: WorkQueue::new(max_send, setup.read_depth),

@@ -12,7 +12,7 @@
 //! - Per connection one task (`connection`): headers are classified sans I/O (`inbound`: ERR_VERS,
 //!   ERR_CHUNK, or close when not even an xid arrived), the call is laid out by `assemble` in a target
 //!   registered once and kept for the next calls (`targets`: no remote access, used in place, up to
-//!   [`RdmaServerConfig::pool_bytes`] per connection; a call no free target fits gets a new one,
+//!   [`RdmaServerConfig::read_target_bytes`] per connection; a call no free target fits gets a new one,
 //!   counted as a pool miss), its Read chunks RDMA-Read straight into it, the handler runs inline
 //!   or on the blocking pool (several calls in flight, replies out of order), and replies leave inline,
 //!   through the Write chunks, or through the Reply chunk as `outbound` decides (the reply's payloads
@@ -58,7 +58,7 @@ use rdma::{Listener, RdmaError};
 use server_core::{BackChannel, CallMode, RecordHandler};
 
 pub use config::{
-    RdmaServerConfig, DEFAULT_BACKWARD_CREDITS, DEFAULT_MAX_POOL_BYTES, MAX_BACKWARD_CREDITS, MAX_CREDITS,
+    RdmaServerConfig, DEFAULT_BACKWARD_CREDITS, DEFAULT_MAX_READ_TARGET_BYTES, MAX_BACKWARD_CREDITS, MAX_CREDITS,
     MAX_INITIATOR_DEPTH, MAX_INLINE_SIZE, MIN_INLINE_SIZE,
 };
 pub use stats::{RdmaTransportSnapshot, RdmaTransportStats, ReplyKind};
@@ -122,7 +122,7 @@ impl<H: RecordHandler> RdmaServer<H> {
             local,
             pool: Arc::new(pool),
             // Kept RDMA Read targets of all connections together: four connections' worth.
-            kept: Arc::new(targets::KeptBudget::new(self.config.max_pool_bytes.saturating_mul(4))),
+            kept: Arc::new(targets::KeptBudget::new(self.config.max_read_target_bytes.saturating_mul(4))),
             back_channel: self.back_channel,
         });
         accept::accept_loop(self.listener, shared, shutdown).await

@@ -4,12 +4,12 @@
 //! lies, with no copy and, once the connection has the targets its concurrency needs, no registration.
 //! A call no free target fits gets a new one (a registration, counted as a pool miss).
 //!
-//! Bounds: a connection keeps free targets up to its own limit ([`RdmaServerConfig::pool_bytes`]:
-//! one largest call per credit, at most `max_pool_bytes`), and all connections together keep at most
+//! Bounds: a connection keeps free targets up to its own limit ([`RdmaServerConfig::read_target_bytes`]:
+//! one largest call per credit, at most `max_read_target_bytes`), and all connections together keep at most
 //! [`KeptBudget`]'s bytes; a target given back past either is dropped (deregistered). Targets lent to
 //! calls are bounded by the credits, as the calls are.
 //!
-//! [`RdmaServerConfig::pool_bytes`]: crate::RdmaServerConfig::pool_bytes
+//! [`RdmaServerConfig::read_target_bytes`]: crate::RdmaServerConfig::read_target_bytes
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

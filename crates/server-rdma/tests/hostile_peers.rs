@@ -294,7 +294,7 @@ async fn busy_counter_attack(running: &Running, good: &mut Requester, name: &[u8
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_peer_holding_every_busy_counter_neither_stalls_the_server_nor_keeps_its_connection() {
     // The server's network thread is a one-thread runtime of its own, as a listener's is.
-    let running = Running::start_isolated(RdmaServerConfig { max_pool_bytes: 4096, ..Default::default() });
+    let running = Running::start_isolated(RdmaServerConfig { max_read_target_bytes: 4096, ..Default::default() });
     let mut good = running.connect().await;
     good.call(&inline_header(1), &nfs_call(1, 0, &Void).inline).await;
     // Up to three attacks: a server that waits for the peer stalls in each, while a loaded machine

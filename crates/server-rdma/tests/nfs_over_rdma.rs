@@ -97,7 +97,7 @@ async fn after_warm_up_writes_and_reads_register_nothing_and_reads_copy_nothing(
 /// when the connection keeps enough already); the data arrives all the same.
 #[tokio::test]
 async fn a_write_past_the_pool_gets_a_registration_of_its_own() {
-    let running = Running::start_with(RdmaServerConfig { max_pool_bytes: 64 << 10, ..Default::default() });
+    let running = Running::start_with(RdmaServerConfig { max_read_target_bytes: 64 << 10, ..Default::default() });
     let mut req = running.connect().await;
     let file = create(&mut req, 1, running.root(), b"big").await;
     let small = pattern(4096, 1);

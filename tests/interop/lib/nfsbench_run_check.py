@@ -10,6 +10,8 @@ Expectations (all optional; a value is N, exactly, or N-M, a range):
   read_ios=N        read total_ios           write_ios=N     write total_ios
   syncs=N           fsync/COMMIT count (the "sync" section's total_ios)
   connections=N     the transport connections the client reports in its notes
+  registrations=N   RPC-over-RDMA memory registrations the client made (its notes' rdma_registrations:
+                    one pool per queue pair, then none per I/O)
   min_read_ios=N    at least N reads (time_based runs)
 """
 import json
@@ -31,7 +33,8 @@ def main(path, expect):
     got = {"read_bytes": job["read"]["io_bytes"], "write_bytes": job["write"]["io_bytes"],
            "read_ios": job["read"]["total_ios"], "write_ios": job["write"]["total_ios"],
            "syncs": job.get("sync", {}).get("total_ios", 0),
-           "connections": int(notes.get("connections", 0))}
+           "connections": int(notes.get("connections", 0)),
+           "registrations": int(notes.get("rdma_registrations", 0))}
     for d in ("read", "write"):
         s = job[d]
         if bs and s["total_ios"] != s["io_bytes"] // bs:
@@ -57,6 +60,8 @@ def main(path, expect):
     if got["syncs"]:
         parts.append("syncs=%d" % got["syncs"])
     parts.append("connections=%d runtime=%d ms" % (got["connections"], job["job_runtime"]))
+    if "rdma_registrations" in notes:
+        parts.append("registrations=%d (%s per call)" % (got["registrations"], notes.get("rdma_registrations_per_call")))
     # The client's retransmissions over the run: a server counts a retransmitted call again.
     parts.append("retrans=%d" % int(notes.get("rpc_retransmissions", 0)))
     print("%s: %s" % (job["jobname"], ", ".join(parts)))

@@ -25,6 +25,8 @@
 //! write_stall_timeout_secs = 60    #   replies owed and the client takes none of them
 //! max_io_size = "1MiB"             # READ/WRITE size offered in FSINFO
 //! drc_entries = 4096
+//! rdma_read_targets = "32MiB"      # per RDMA connection: buffers registered once that calls' Read
+//!                                  #   chunks land in, kept across calls (0: a registration per call)
 //!
 //! [nfs4]                           # NFSv4.1/4.2: lease, grace, sessions, caps
 //! lease_secs = 90                  # (every key: commands/serve/nfs4.rs)
@@ -120,6 +122,7 @@ pub struct LimitsEntry {
     pub write_stall_timeout_secs: Option<Timeout>,
     pub max_io_size: Option<Size>,
     pub drc_entries: Option<usize>,
+    pub rdma_read_targets: Option<Size>,
 }
 
 /// A byte count written as an integer or as a size string ("64KiB").
@@ -234,6 +237,9 @@ pub struct ServePlan {
     pub connection: ConnectionLimits,
     pub max_io_size: u32,
     pub drc_entries: usize,
+    /// `[limits] rdma_read_targets`: bytes of RDMA Read targets each RDMA connection keeps registered
+    /// (`server_rdma::RdmaServerConfig::max_read_target_bytes`); `None` for its default.
+    pub rdma_read_targets: Option<usize>,
     /// `[nfs4]`.
     pub nfs4: nfs_server::Nfs4Config,
 }
@@ -287,9 +293,19 @@ impl ServePlan {
 
         let (connection, max_io_size, drc_entries) = limits_from_entry(&config.limits)
             .map_err(|e| ServeConfigError::Limits { file: name.clone(), reason: Box::new(e) })?;
+        let rdma_read_targets = config
+            .limits
+            .rdma_read_targets
+            .map(|Size(bytes)| {
+                usize::try_from(bytes).map_err(|_| ServeConfigError::Limits {
+                    file: name.clone(),
+                    reason: Box::new(ServeConfigError::LimitTooLarge { key: "rdma_read_targets", value: bytes }),
+                })
+            })
+            .transpose()?;
         let nfs4 = nfs4_config(&config.nfs4, max_io_size)
             .map_err(|e| ServeConfigError::Nfs4 { file: name, reason: Box::new(e) })?;
-        Ok(ServePlan { listen, exports, connection, max_io_size, drc_entries, nfs4 })
+        Ok(ServePlan { listen, exports, connection, max_io_size, drc_entries, rdma_read_targets, nfs4 })
     }
 }
 

@@ -42,6 +42,7 @@ partial_record_timeout_secs = 12.5
 write_stall_timeout_secs = 0
 max_io_size = "512KiB"
 drc_entries = 100
+rdma_read_targets = "4KiB"
 "#;
 
 #[test]
@@ -66,6 +67,7 @@ fn reads_every_documented_key() {
     assert_eq!(plan.connection.partial_record_timeout, Duration::from_millis(12_500));
     assert_eq!(plan.connection.write_stall_timeout, Duration::ZERO, "0 turns it off");
     assert_eq!((plan.max_io_size, plan.drc_entries), (512 << 10, 100));
+    assert_eq!(plan.rdma_read_targets, Some(4096));
 }
 
 #[test]
@@ -158,6 +160,7 @@ fn an_empty_file_gives_the_defaults() {
     assert_eq!(plan.connection.idle_timeout, server_core::DEFAULT_IDLE_TIMEOUT);
     assert_eq!(plan.connection.max_server_in_flight_bytes, server_core::DEFAULT_MAX_SERVER_IN_FLIGHT_BYTES);
     assert_eq!((plan.max_io_size, plan.drc_entries), (DEFAULT_MAX_IO_SIZE, DEFAULT_DRC_ENTRIES));
+    assert_eq!(plan.rdma_read_targets, None, "server-rdma's default");
 }
 
 #[test]

@@ -219,7 +219,11 @@ fn serve(args: &ServeArgs) -> Result<(), Failure> {
         let rdma_servers: Vec<RdmaServer> = rdma
             .map(|r| {
                 // `[limits] max_connections` holds for queue pairs too (per RDMA listener).
-                let config = RdmaServerConfig { max_connections: plan.connection.max_connections, ..r.config };
+                let config = RdmaServerConfig {
+                    max_connections: plan.connection.max_connections,
+                    max_read_target_bytes: plan.rdma_read_targets.unwrap_or(r.config.max_read_target_bytes),
+                    ..r.config
+                };
                 eprintln!("nfsbench serve: RPC-over-RDMA: at most {} connections per listener", config.max_connections);
                 r.listeners
                     .into_iter()

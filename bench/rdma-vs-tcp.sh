@@ -20,6 +20,9 @@
 # CPU over each run's measured window (after the ramp): client = the JSON's (usr_cpu + sys_cpu) ×
 # job_runtime; server = utime+stime of all its threads (/proc/PID/stat every 50 ms); both per GB moved
 # and, for 4 KiB cells, per I/O. Latency spread: the completion latency's standard deviation (clat stdev).
+# After the cells the server is stopped and its data-path counters over the whole run close the report:
+# READ bytes it copied per byte served, and its RDMA registrations per I/O (each client run's own are in
+# its JSON's notes: rdma_registrations, rdma_registrations_per_call).
 #
 # usage: bench/rdma-vs-tcp.sh [--quick] [--reps N] [--runtime S] [--ramp S] [--file-size SIZE] [--cells LIST]
 #          [--provider soft|verbs|auto] [--rdma-inline SIZE] [--rdma-credits N] [--mem-size SIZE]
@@ -130,7 +133,8 @@ def cmd_report(csv_path, cells_arg, reps, runtime, ramp):
     print("RDMA provider: %s" % (", ".join(providers) or "-"))
     if any("soft" in p for p in providers):
         print("  (the soft provider stands in for an RDMA NIC: client and server on one host, one-sided copies by")
-        print("   the CPU through shared memory and process_vm_readv/writev; a NIC would move them off the CPUs)")
+        print("   the CPU: a memcpy into or out of the client's shared pool, process_vm_readv/writev elsewhere;")
+        print("   a NIC would move them off the CPUs)")
     ok = lambda cell, t: [r for r in rows if (r["cell"], r["transport"], r["status"]) == (cell, t, "ok")]
     verdicts = []
     for name, rw, bs, qd, metric, target, title in cells:
@@ -228,6 +232,7 @@ run_matrix transport tcp rdma
 
 {
   py report "$CSV" "$(cells_spec 7)" "$REPS" "$RUNTIME" "$RAMP"
+  server_counters nfsbench
 } | tee "$OUT/report.txt"
 echo
 echo "report: $OUT/report.txt  (results.csv, json/, samples/, servers/)"

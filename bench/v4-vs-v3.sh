@@ -150,7 +150,8 @@ def cmd_report(csv_path, cells_arg, versions, transports, reps, runtime, ramp, m
     print("RDMA provider: %s" % (", ".join(providers) or "-"))
     if any("soft" in p for p in providers):
         print("  (the soft provider stands in for an RDMA NIC: client and server on one host, one-sided copies by")
-        print("   the CPU through shared memory and process_vm_readv/writev; a NIC would move them off the CPUs)")
+        print("   the CPU: a memcpy into or out of the client's shared pool, process_vm_readv/writev elsewhere;")
+        print("   a NIC would move them off the CPUs)")
     ok = lambda **k: [r for r in rows if r["status"] == "ok" and all(r[a] == b for a, b in k.items())]
     verdicts, cpu_lines = [], []
     for name, rw, bs, qd, nc, title in cells:

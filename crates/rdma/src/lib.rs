@@ -41,6 +41,6 @@ mod region;
 mod types;
 
 pub use error::{RdmaError, WcError};
-pub use provider::{next_completions, BoxFuture, Incoming, Listener, Provider, QueuePair};
+pub use provider::{check_gather, next_completions, BoxFuture, Incoming, Listener, Provider, QueuePair};
 pub use region::{Access, MemoryRegion, PoolMemory, RegBuf, Registration, Window};
 pub use types::{Completion, CompletionKind, ConnectionInfo, PeerOneSided, QpConfig, RemoteSegment, WrId};

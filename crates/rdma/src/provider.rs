@@ -170,6 +170,19 @@ pub trait QueuePair: Send + Sync + fmt::Debug {
     }
 }
 
+/// For providers: refuses a [`QueuePair::post_write_gather`] whose sources do not add up to the
+/// segment's length.
+pub fn check_gather(sources: &[Bytes], remote: RemoteSegment) -> Result<(), RdmaError> {
+    let total = sources.iter().try_fold(0usize, |sum, s| sum.checked_add(s.len()));
+    if total != Some(remote.length as usize) {
+        return Err(RdmaError::Invalid(format!(
+            "a gather write of {total:?} bytes to a segment of {} bytes",
+            remote.length
+        )));
+    }
+    Ok(())
+}
+
 /// Waits for the next batch of completions (at least one) from `qp`.
 pub async fn next_completions(qp: &dyn QueuePair, out: &mut Vec<Completion>) -> Result<(), RdmaError> {
     std::future::poll_fn(|cx| qp.poll_completions(cx, out)).await

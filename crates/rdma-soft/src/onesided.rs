@@ -62,13 +62,7 @@ impl SoftQp {
 
     /// Posts an RDMA Write of `sources`, in order, to `remote` (their lengths add up to its length).
     pub(crate) fn write_gather(&self, wr_id: WrId, sources: &[Bytes], remote: RemoteSegment) -> Result<(), RdmaError> {
-        let total = sources.iter().try_fold(0usize, |sum, s| sum.checked_add(s.len()));
-        if total != Some(remote.length as usize) {
-            return Err(RdmaError::Invalid(format!(
-                "a gather write of {total:?} bytes to a segment of {} bytes",
-                remote.length
-            )));
-        }
+        rdma::check_gather(sources, remote)?;
         self.reserve(&mut self.lock(), false)?;
         let result = self.transfer_gather(sources, remote);
         self.finish(wr_id, remote, Op::Write, result)

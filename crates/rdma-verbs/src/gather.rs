@@ -17,13 +17,7 @@ use crate::qp::VerbsQueuePair;
 
 impl VerbsQueuePair {
     pub(crate) fn write_gather(&self, wr_id: WrId, sources: &[Bytes], remote: RemoteSegment) -> Result<(), RdmaError> {
-        let total = sources.iter().try_fold(0usize, |sum, s| sum.checked_add(s.len()));
-        if total != Some(remote.length as usize) {
-            return Err(RdmaError::Invalid(format!(
-                "a gather write of {total:?} bytes to a segment of {} bytes",
-                remote.length
-            )));
-        }
+        rdma::check_gather(sources, remote)?;
         let sources: Vec<Bytes> = sources.iter().filter(|s| !s.is_empty()).cloned().collect();
         let parts = sources.len().div_ceil(self.send_sge as usize).max(1);
         let parts = u32::try_from(parts).map_err(|_| RdmaError::Invalid("too many sources".into()))?;

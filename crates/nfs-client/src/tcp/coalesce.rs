@@ -10,10 +10,10 @@
 //! batches the wake-ups, and with them the calls sent back.
 //!
 //! The mark is a guess (a reply may be dropped, or smaller than the ones before), so:
-//! - it waits for the replies of at most half the calls outstanding, fewer when that would leave the
-//!   server fewer than [`LEAVE_AT_SERVER`] calls to work on, but a quarter of them in any case
-//!   ([`replies_to_wait_for`]), at the size of the smallest reply of the last [`WINDOW`] or so; under
-//!   [`MIN_REPLIES`] replies it stays at 1 (iodepth 1 to 7 keeps waking per reply);
+//! - it waits for the replies of at most half the calls outstanding, and never for so many that the
+//!   server would have fewer than [`LEAVE_AT_SERVER`] calls to work on ([`replies_to_wait_for`]), at
+//!   the size of the smallest reply of the last [`WINDOW`] or so; under [`MIN_REPLIES`] replies it
+//!   stays at 1 (iodepth 1 to 9 keeps waking per reply);
 //! - it is at most [`MAX_MARK`] and a quarter of the socket's receive buffer (above half of it Linux
 //!   raises the buffer and clamps the receive window to the mark);
 //! - the reader waits at most [`BOUND`] on a raised mark; when that runs out the mark goes back to 1 and
@@ -40,9 +40,9 @@ pub(crate) const COOLDOWN: u32 = 64;
 pub(crate) const LEAVE_AT_SERVER: usize = 8;
 
 /// Replies a wake-up waits for with `outstanding` calls awaiting theirs: all but
-/// [`LEAVE_AT_SERVER`], at least a quarter and at most half of them.
+/// [`LEAVE_AT_SERVER`], at most half of them.
 pub(crate) fn replies_to_wait_for(outstanding: usize) -> usize {
-    outstanding.saturating_sub(LEAVE_AT_SERVER).clamp(outstanding / 4, outstanding / 2)
+    outstanding.saturating_sub(LEAVE_AT_SERVER).min(outstanding / 2)
 }
 
 /// The reader's low-water mark policy.
@@ -166,7 +166,7 @@ mod tests {
     #[test]
     fn few_outstanding_calls_keep_the_mark_at_one() {
         let mut c = seen(10, REPLY);
-        for outstanding in 0..8 {
+        for outstanding in 0..10 {
             assert_eq!(c.after_read(outstanding, || BIG_BUFFER), None, "{outstanding} outstanding");
         }
         assert_eq!(c.mark(), 1);
@@ -178,8 +178,9 @@ mod tests {
         assert_eq!(replies_to_wait_for(32), 16);
         assert_eq!(replies_to_wait_for(20), 10);
         assert_eq!(replies_to_wait_for(12), 4);
-        assert_eq!(replies_to_wait_for(8), 2);
-        assert_eq!(replies_to_wait_for(7), 1);
+        assert_eq!(replies_to_wait_for(10), 2);
+        assert_eq!(replies_to_wait_for(8), 0, "the server keeps all eight");
+        assert_eq!(replies_to_wait_for(7), 0);
         let mut c = seen(10, REPLY);
         assert_eq!(c.after_read(12, || BIG_BUFFER), Some(4 * (REPLY + 4)));
         assert!(c.raised());

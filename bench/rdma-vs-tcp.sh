@@ -25,7 +25,7 @@
 # its JSON's notes: rdma_registrations, rdma_registrations_per_call).
 #
 # usage: bench/rdma-vs-tcp.sh [--quick] [--reps N] [--runtime S] [--ramp S] [--file-size SIZE] [--cells LIST]
-#          [--provider soft|verbs|auto] [--rdma-inline SIZE] [--rdma-credits N] [--mem-size SIZE]
+#          [--provider soft|verbs|auto] [--rdma-inline SIZE] [--rdma-credits N] [--rdma-threads N] [--mem-size SIZE]
 #          [--nfsbench PATH] [--out DIR]
 #   --quick               1 rep, 3 s runtime (1 s ramp)
 #   --reps N              repetitions per cell and transport (default 3)
@@ -35,6 +35,7 @@
 #   --provider P          the RDMA provider of client and server (default soft)
 #   --rdma-inline SIZE    inline threshold of client and server (default theirs: 4 KiB)
 #   --rdma-credits N      credits the client asks for and the server grants (default theirs: 128 / 64)
+#   --rdma-threads N      the server's RDMA network threads (default its own: the cores, at most 4)
 #   --mem-size SIZE       capacity of the RAM export (default: file size + 1 GiB, at least 2 GiB)
 #   --nfsbench PATH       binary to test (default target/release/nfsbench; copied, so rebuilds don't matter)
 #   --out DIR             output directory (default /tmp/nfsbench-rdma-<date>): report.txt, results.csv,
@@ -48,13 +49,14 @@ repo=$(cd "$here/.." && pwd)
 
 # --- options -----------------------------------------------------------------------------------------
 REPS=3 RUNTIME=5 RAMP=1 FILE_SIZE=1g CELLS_ARG='' MEM_SIZE='' NFSBENCH=$repo/target/release/nfsbench
-PROVIDER=soft INLINE='' CREDITS='' NEEDS_ROOT=0
+PROVIDER=soft INLINE='' CREDITS='' THREADS='' NEEDS_ROOT=0
 OUT=/tmp/nfsbench-rdma-$(date +%Y%m%d-%H%M%S)
 script_option() {
   case $1 in
     --provider) PROVIDER=${2:?--provider soft|verbs|auto} OPT_ARGS=2 ;;
     --rdma-inline) INLINE=${2:?--rdma-inline SIZE} OPT_ARGS=2 ;;
     --rdma-credits) CREDITS=${2:?--rdma-credits N} OPT_ARGS=2 ;;
+    --rdma-threads) THREADS=${2:?--rdma-threads N} OPT_ARGS=2 ;;
     *) return 1 ;;
   esac
 }
@@ -77,6 +79,7 @@ RDMA_FLAGS=(--rdma-provider "$PROVIDER")
 SERVE_FLAGS=(--rdma --rdma-listen 127.0.0.1:0 "${RDMA_FLAGS[@]}")
 CLIENT_FLAGS=("${RDMA_FLAGS[@]}")
 if [ -n "$CREDITS" ]; then SERVE_FLAGS+=(--rdma-credits "$CREDITS"); CLIENT_FLAGS+=(--rdma-credits "$CREDITS"); fi
+[ -z "$THREADS" ] || SERVE_FLAGS+=(--rdma-threads "$THREADS")
 
 mkdir -p "$OUT"/{json,samples}
 OUT=$(cd "$OUT" && pwd)

@@ -230,6 +230,15 @@ fn the_verbs_provider_without_an_rdma_device_exits_1_naming_it() {
 }
 
 #[test]
+fn completion_vectors_on_the_soft_provider_exit_2_naming_the_option() {
+    let args = ["--listen", "127.0.0.1:0", "--rdma", "--rdma-listen", "127.0.0.1:0", "--rdma-provider", "soft"];
+    let output = serve_fails(&[&args[..], &["--rdma-comp-vectors", "2"]].concat());
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--rdma-comp-vectors") && stderr.contains("no completion vectors"), "{stderr}");
+}
+
+#[test]
 fn a_bad_backend_exits_2_naming_it() {
     let output = serve_fails(&["--export", "/x=floppy"]);
     assert_eq!(output.status.code(), Some(2));

@@ -66,7 +66,7 @@ fn config() -> QpConfig {
         max_send: 256,
         initiator_depth: 0,
         responder_resources: 16,
-        pool_bytes: 0,
+        ..QpConfig::default()
     }
 }
 

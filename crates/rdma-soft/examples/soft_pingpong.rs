@@ -38,6 +38,7 @@ fn config() -> QpConfig {
         initiator_depth: 16,
         responder_resources: 16,
         pool_bytes: 2 * BIG,
+        ..QpConfig::default()
     }
 }
 

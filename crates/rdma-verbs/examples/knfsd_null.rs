@@ -48,7 +48,7 @@ async fn run(ip: IpAddr, checks: &mut (u32, u32)) -> Result<(), Box<dyn Error>> 
         max_send: 32,
         initiator_depth: 0,
         responder_resources: 16,
-        pool_bytes: 0,
+        ..QpConfig::default()
     };
     let addr = SocketAddr::new(ip, NFS_RDMA_PORT);
     let qp = tokio::time::timeout(STEP, provider.connect(addr, config, &ours.to_private(false).encode())).await??;

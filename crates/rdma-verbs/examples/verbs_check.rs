@@ -47,6 +47,7 @@ const CLIENT: QpConfig = QpConfig {
     initiator_depth: 0,
     responder_resources: 11,
     pool_bytes: 0,
+    comp_vector: 0,
 };
 const SERVER: QpConfig = QpConfig {
     recv_size: 4096,
@@ -56,6 +57,8 @@ const SERVER: QpConfig = QpConfig {
     responder_resources: 16,
     // Its pool serves check 9 (the other checks leave it unused).
     pool_bytes: 1 << 20,
+    // The device's second vector, when it has one: check 1 sees its completions all the same.
+    comp_vector: 1,
 };
 
 #[derive(Default)]

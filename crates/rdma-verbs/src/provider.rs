@@ -45,6 +45,10 @@ impl Provider for VerbsProvider {
         provider_name(&self.devices)
     }
 
+    fn has_completion_vectors(&self) -> bool {
+        true
+    }
+
     fn connect<'a>(
         &'a self,
         addr: SocketAddr,

@@ -75,7 +75,7 @@ impl VerbsQueuePair {
         let send_sge = limits.max_sge.clamp(1, GATHER_SGES);
         let entries = config.max_send.saturating_add(config.max_recv).saturating_add(window_room).min(limits.max_cqe);
         let pd = Pd::alloc(&id)?;
-        let cq = Cq::create(&id, entries)?;
+        let cq = Cq::create(&id, entries, config.comp_vector)?;
         let qp = Arc::new(RawQp::create(&id, &pd, &cq, config.max_send + window_room, config.max_recv, send_sge)?);
         let recv_pool = SlotPool::new(&pd, config.max_recv, config.recv_size, Access::LOCAL_WRITE)?;
         let state = State::new(recv_pool, info, config.recv_size as usize);

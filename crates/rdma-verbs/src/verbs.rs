@@ -95,14 +95,18 @@ pub(crate) struct Cq {
 }
 
 impl Cq {
-    pub(crate) fn create(id: &Arc<CmId>, entries: u32) -> Result<Arc<Cq>, RdmaError> {
+    /// A CQ of `entries` signalled on completion vector `vector` modulo the device's vectors.
+    pub(crate) fn create(id: &Arc<CmId>, entries: u32, vector: u32) -> Result<Arc<Cq>, RdmaError> {
         let context = id.context();
+        // SAFETY: reading a field of the id's live context.
+        let vectors = unsafe { (*context).num_comp_vectors }.max(1);
+        let vector = i32::try_from(vector).unwrap_or(i32::MAX) % vectors;
         let entries = i32::try_from(entries).map_err(|_| RdmaError::Invalid(format!("{entries} CQ entries")))?;
         // SAFETY: the id's context is open while the id lives (held by RawCq).
         let channel = NonNull::new(unsafe { sys::ibv_create_comp_channel(context) })
             .ok_or_else(|| RdmaError::io("ibv_create_comp_channel", io::Error::last_os_error()))?;
         // SAFETY: as above; the channel outlives the CQ (RawCq destroys the CQ first).
-        let cq = unsafe { sys::ibv_create_cq(context, entries, ptr::null_mut(), channel.as_ptr(), 0) };
+        let cq = unsafe { sys::ibv_create_cq(context, entries, ptr::null_mut(), channel.as_ptr(), vector) };
         let Some(cq) = NonNull::new(cq) else {
             let err = io::Error::last_os_error();
             // SAFETY: the channel was created above and nothing uses it.

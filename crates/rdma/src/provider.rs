@@ -32,6 +32,12 @@ pub trait Provider: Send + Sync + fmt::Debug {
 
     /// Listens at `addr` (port 0 picks one; see [`Listener::local_addr`]).
     fn listen(&self, addr: SocketAddr) -> Result<Box<dyn Listener>, RdmaError>;
+
+    /// Whether [`QpConfig::comp_vector`](crate::QpConfig::comp_vector) chooses anything: a device's
+    /// completion vectors (interrupts). A provider without them signals each queue pair on its own.
+    fn has_completion_vectors(&self) -> bool {
+        false
+    }
 }
 
 /// A listening endpoint.

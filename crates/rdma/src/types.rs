@@ -27,6 +27,11 @@ pub struct QpConfig {
     /// [`crate::QueuePair::pool`], which the caller lends out through windows
     /// ([`crate::QueuePair::open_window`]) instead of registering memory per I/O; 0 for none.
     pub pool_bytes: usize,
+    /// The completion vector (interrupt) this queue pair's completions are signalled on, so that queue
+    /// pairs served by different threads are woken by different interrupts: taken modulo the device's
+    /// vectors (verbs' `num_comp_vectors`). The soft provider signals each queue pair on its own
+    /// descriptor and has no vectors to choose from.
+    pub comp_vector: u32,
 }
 
 impl Default for QpConfig {
@@ -38,6 +43,7 @@ impl Default for QpConfig {
             initiator_depth: 16,
             responder_resources: 16,
             pool_bytes: 0,
+            comp_vector: 0,
         }
     }
 }

@@ -5,7 +5,9 @@
 //! way), we accept with our own private data, a queue pair sized for our credits, an initiator depth
 //! within the peer's responder resources, and `credits` receives (and `backward_credits` more, for the
 //! replies to our backward calls) posted before the peer can send. A connection registers in the
-//! server's backchannel, when it has one, for as long as it lives.
+//! server's backchannel, when it has one, for as long as it lives. Each connection, its handshake
+//! included (so its queue pair's descriptors are watched there), runs on the network thread
+//! [`NetworkThreads`] places it on.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::atomic::Ordering::Relaxed;
@@ -25,6 +27,7 @@ use crate::config::RdmaServerConfig;
 use crate::connection::{Connection, Setup};
 use crate::stats::{OpenGuard, RdmaTransportStats};
 use crate::targets::KeptBudget;
+use crate::threads::{NetworkThreads, Placement};
 
 /// Pause after a transient accept failure (e.g. out of file descriptors) before trying again.
 const ACCEPT_RETRY: Duration = Duration::from_millis(50);
@@ -42,6 +45,8 @@ pub(crate) struct Shared<H: RecordHandler> {
     pub kept: Arc<KeptBudget>,
     /// Where connections register to carry backward calls, if anywhere.
     pub back_channel: Option<Arc<BackChannel>>,
+    /// The threads connections run on.
+    pub threads: NetworkThreads,
 }
 
 /// Accepts until `shutdown` completes or the listener fails, then tells every connection to finish and
@@ -96,23 +101,33 @@ fn start<H: RecordHandler>(
         return;
     }
     let guard = OpenGuard(Arc::clone(stats));
+    let placement = shared.threads.place();
+    let handle = placement.handle.clone();
     let (shared, stopped) = (Arc::clone(shared), stopped.clone());
-    connections.spawn(async move {
-        let _guard = guard;
-        if let Some(connection) = handshake(incoming, &shared).await {
-            connection.run(stopped).await;
-        }
-    });
+    connections.spawn_on(
+        async move {
+            let _guard = guard;
+            if let Some(connection) = handshake(incoming, &shared, &placement).await {
+                connection.run(stopped).await;
+            }
+        },
+        &handle,
+    );
 }
 
 /// RFC 8797: negotiates the inline thresholds and accepts; `None` when the accept failed.
-async fn handshake<H: RecordHandler>(incoming: Box<dyn Incoming>, shared: &Shared<H>) -> Option<Connection<H>> {
+async fn handshake<H: RecordHandler>(
+    incoming: Box<dyn Incoming>,
+    shared: &Shared<H>,
+    placement: &Placement,
+) -> Option<Connection<H>> {
     let config = shared.config;
     let peer = incoming.peer_addr();
     // RFC 8797 §4: each side sends no more than the peer receives; without valid private data the
     // peer is taken to use 1024 bytes each way (RFC 8166 §3.3.2).
     let thresholds = effective_thresholds(config.thresholds(), Some(incoming.private_data()));
-    let qp_config = config.qp_config(incoming.peer_responder_resources());
+    let qp_config =
+        rdma::QpConfig { comp_vector: placement.comp_vector, ..config.qp_config(incoming.peer_responder_resources()) };
     let ours = config.private_data().encode();
     let qp = match incoming.accept_with_recvs(qp_config, &ours, config.receives()).await {
         Ok(qp) => qp,
@@ -142,8 +157,14 @@ async fn handshake<H: RecordHandler>(incoming: Box<dyn Incoming>, shared: &Share
         credits = config.credits,
         "RDMA connection accepted"
     );
-    let setup =
-        Setup { info: info_for_handler, mode: shared.mode, config, send_limit: thresholds.send as usize, read_depth };
+    let setup = Setup {
+        info: info_for_handler,
+        mode: shared.mode,
+        config,
+        send_limit: thresholds.send as usize,
+        read_depth,
+        blocking: shared.threads.blocking().clone(),
+    };
     let shares =
         (Arc::clone(&shared.handler), Arc::clone(&shared.stats), Arc::clone(&shared.pool), Arc::clone(&shared.kept));
     let backward = Backward::new(

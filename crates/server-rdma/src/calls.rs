@@ -143,7 +143,7 @@ impl<H: RecordHandler> Connection<H> {
                 self.pending.spawn(async move { run(record) });
             }
             CallMode::Blocking => {
-                self.pending.spawn_blocking(move || run(record));
+                self.pending.spawn_blocking_on(move || run(record), &self.setup.blocking);
             }
         }
     }

@@ -25,6 +25,8 @@ pub const MAX_BACKWARD_CREDITS: u32 = 16;
 /// Backward calls outstanding per connection by default: knfsd's (`sc_max_bc_requests`, 2). An
 /// NFSv4.1 client offers one or a few backchannel slots.
 pub const DEFAULT_BACKWARD_CREDITS: u32 = 2;
+/// Most network threads that may be configured.
+pub const MAX_THREADS: usize = 1024;
 
 /// Settings of an [`RdmaServer`](crate::RdmaServer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +55,14 @@ pub struct RdmaServerConfig {
     /// all connections together keep four times this. A call no kept target fits gets a new one (a
     /// registration); 0: none kept, a registration per call with Read chunks.
     pub max_read_target_bytes: usize,
+    /// Network threads the connections are spread over, each connection on one for its whole life (its
+    /// queue pair's completions reaped by that thread). 1: every connection on the caller's runtime.
+    /// 1..=[`MAX_THREADS`].
+    pub threads: usize,
+    /// Completion vectors the queue pairs' completion queues are spread over, in the order connections
+    /// are dealt to the threads (verbs: modulo the device's vectors; the soft provider has none). 0:
+    /// one per thread, so each thread's queue pairs are signalled on a vector of their own.
+    pub comp_vectors: u32,
 }
 
 impl Default for RdmaServerConfig {
@@ -66,6 +76,8 @@ impl Default for RdmaServerConfig {
             backward_credits: DEFAULT_BACKWARD_CREDITS,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             max_read_target_bytes: DEFAULT_MAX_READ_TARGET_BYTES,
+            threads: 1,
+            comp_vectors: 0,
         }
     }
 }
@@ -79,7 +91,16 @@ impl RdmaServerConfig {
         self.max_chunk_bytes = self.max_chunk_bytes.max(u64::from(MIN_INLINE_SIZE));
         self.max_connections = self.max_connections.max(1);
         self.backward_credits = self.backward_credits.min(MAX_BACKWARD_CREDITS);
+        self.threads = self.threads.clamp(1, MAX_THREADS);
         self
+    }
+
+    /// Completion vectors in use: [`comp_vectors`](Self::comp_vectors), or one per thread.
+    pub fn comp_vectors(&self) -> u32 {
+        match self.comp_vectors {
+            0 => u32::try_from(self.threads.max(1)).unwrap_or(u32::MAX),
+            n => n,
+        }
     }
 
     /// Receives posted per connection: one per credit for the client's calls, and one per backward
@@ -131,6 +152,7 @@ impl RdmaServerConfig {
             initiator_depth: MAX_INITIATOR_DEPTH.min(peer_responder_resources),
             responder_resources: 0,
             pool_bytes: 0,
+            comp_vector: 0,
         }
     }
 }

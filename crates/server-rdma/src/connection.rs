@@ -101,6 +101,8 @@ pub(crate) struct Setup {
     pub send_limit: usize,
     /// RDMA Reads we may have in flight (negotiated initiator depth).
     pub read_depth: u32,
+    /// The runtime whose blocking pool runs calls that may block (not the connection's network thread).
+    pub blocking: tokio::runtime::Handle,
 }
 
 pub(crate) struct Connection<H: RecordHandler> {

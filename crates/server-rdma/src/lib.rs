@@ -9,6 +9,10 @@
 //! - Set-up (`accept`): RFC 8797 private data both ways (1024 bytes each way when the peer sends
 //!   none), `credits` receives posted before the peer can send, RDMA Read depth within the peer's
 //!   responder resources (the server issues every RDMA Read and Write; the Linux client issues none).
+//! - Connections are spread over [`RdmaServerConfig::threads`] network threads (`threads`), one event
+//!   loop each, a connection on one of them for its whole life, so each queue pair's completions are
+//!   reaped by one thread; their completion queues are spread over the device's completion vectors
+//!   likewise ([`RdmaServerConfig::comp_vectors`]).
 //! - Per connection one task (`connection`): headers are classified sans I/O (`inbound`: ERR_VERS,
 //!   ERR_CHUNK, or close when not even an xid arrived), the call is laid out by `assemble` in a target
 //!   registered once and kept for the next calls (`targets`: no remote access, used in place, up to
@@ -47,6 +51,7 @@ mod inbound;
 mod outbound;
 mod stats;
 mod targets;
+mod threads;
 mod work_queue;
 
 use std::future::Future;
@@ -59,7 +64,7 @@ use server_core::{BackChannel, CallMode, RecordHandler};
 
 pub use config::{
     RdmaServerConfig, DEFAULT_BACKWARD_CREDITS, DEFAULT_MAX_READ_TARGET_BYTES, MAX_BACKWARD_CREDITS, MAX_CREDITS,
-    MAX_INITIATOR_DEPTH, MAX_INLINE_SIZE, MIN_INLINE_SIZE,
+    MAX_INITIATOR_DEPTH, MAX_INLINE_SIZE, MAX_THREADS, MIN_INLINE_SIZE,
 };
 pub use stats::{RdmaTransportSnapshot, RdmaTransportStats, ReplyKind};
 
@@ -111,7 +116,9 @@ impl<H: RecordHandler> RdmaServer<H> {
         let mode = CallMode::resolve(self.config.execution, self.handler.may_block());
         let local = self.listener.local_addr();
         let (credits, inline) = (self.config.credits, self.config.inline_size);
-        tracing::debug!(?mode, %local, credits, inline, "serving RPC-over-RDMA");
+        let threads = threads::NetworkThreads::start(self.config.threads, self.config.comp_vectors())
+            .map_err(|e| RdmaError::io("starting the RDMA network threads", e))?;
+        tracing::debug!(?mode, %local, credits, inline, threads = threads.count(), "serving RPC-over-RDMA");
         // Large call buffers are reused: up to one per credit, at most 32 (32 MiB with 1 MiB WRITEs).
         let pool = buffers::BufferPool::new(self.config.credits.min(32) as usize, self.config.max_call_bytes());
         let shared = Arc::new(accept::Shared {
@@ -124,6 +131,7 @@ impl<H: RecordHandler> RdmaServer<H> {
             // Kept RDMA Read targets of all connections together: four connections' worth.
             kept: Arc::new(targets::KeptBudget::new(self.config.max_read_target_bytes.saturating_mul(4))),
             back_channel: self.back_channel,
+            threads,
         });
         accept::accept_loop(self.listener, shared, shutdown).await
     }

@@ -27,7 +27,7 @@ pub(crate) const CONTROL_RECV: u32 = 64;
 /// A baseline connection's queues: `recv_size`-byte receives, `max_send` outstanding sends and
 /// writes, no RDMA Reads either way.
 pub(crate) fn config(recv_size: u32, max_send: u32) -> QpConfig {
-    QpConfig { recv_size, max_recv: 4, max_send, initiator_depth: 0, responder_resources: 0, pool_bytes: 0 }
+    QpConfig { recv_size, max_recv: 4, max_send, initiator_depth: 0, responder_resources: 0, ..QpConfig::default() }
 }
 
 /// Answer baseline connections from `listener` until the task is dropped (aborted).

@@ -76,7 +76,14 @@ async fn next_recv(qp: &dyn QueuePair) -> Option<Bytes> {
 }
 
 fn config() -> QpConfig {
-    QpConfig { recv_size: 64, max_recv: 4, max_send: 20, initiator_depth: 0, responder_resources: 0, pool_bytes: 0 }
+    QpConfig {
+        recv_size: 64,
+        max_recv: 4,
+        max_send: 20,
+        initiator_depth: 0,
+        responder_resources: 0,
+        ..QpConfig::default()
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

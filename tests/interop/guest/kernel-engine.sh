@@ -129,14 +129,16 @@ if [ "$MODE" = knfsd ]; then
   [ $rc = 0 ] || fail "file engine against fio on the NFS mount: $(tail -n 1 "$OUT/file-vs-fio.txt")"
   summary "knfsd: v3 (tcp, rdma, nconnect=4, rsize flagged, refused case failed) and v4.1/v4.2 (tcp, rdma) measured by the kernel engine; file engine vs fio on the mount: $(grep -m1 -i 'ratio\|ours/fio' "$OUT/file-vs-fio.txt" || true)"
 else
-  step "nfsbench serve on $RXE_IP (TCP, and RPC-over-RDMA through the verbs provider on rxe0)"
+  step "nfsbench serve on $RXE_IP (TCP, and RPC-over-RDMA through the verbs provider on rxe0, two network threads)"
+  # Two network threads and two of rxe0's completion vectors: nconnect=2's queue pairs are dealt one each.
   start_server "$OUT" --listen "$RXE_IP:0" --export /export=mem:256MiB --rdma --rdma-provider verbs \
-    --rdma-listen "$RXE_IP:20049"
+    --rdma-listen "$RXE_IP:20049" --rdma-threads 2 --rdma-comp-vectors 2
   P=$SERVER_PORT
   compare_plan serve 0 --target "$RXE_IP:/export" \
     --case tcp=vers=3,proto=tcp,port=$P,mountport=$P,mountproto=tcp,nolock \
-    --case rdma=vers=3,proto=rdma,port=20049,mountport=$P,mountproto=tcp,nolock
+    --case rdma=vers=3,proto=rdma,port=20049,mountport=$P,mountproto=tcp,nolock \
+    --case rdma2=vers=3,proto=rdma,port=20049,nconnect=2,mountport=$P,mountproto=tcp,nolock
   check_server_alive "after the kernel engine's plan"
-  check_report serve -1 'tcp:tcp:1 rdma:rdma:1'   # -1: the server's byte counters are not read here
-  summary "nfsbench serve: tcp and rdma (verbs, rxe0) measured by the kernel client through the kernel engine"
+  check_report serve -1 'tcp:tcp:1 rdma:rdma:1 rdma2:rdma:2'   # -1: the server's byte counters are not read here
+  summary "nfsbench serve: tcp, rdma and rdma nconnect=2 (verbs, rxe0, 2 network threads and completion vectors) measured by the kernel client through the kernel engine"
 fi

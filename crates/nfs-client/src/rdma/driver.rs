@@ -39,6 +39,7 @@ pub(crate) async fn open(shared: &Shared, addr: SocketAddr) -> Result<Link, Rdma
         initiator_depth: 0,
         responder_resources: RESPONDER_RESOURCES,
         pool_bytes: pool::pool_bytes(pool::piece_len(shared.chunk_size), shared.credits.min(pool::MAX_PIECES)),
+        ..QpConfig::default()
     };
     let timeout = shared.policy.connect_timeout();
     let qp: Arc<dyn QueuePair> =

@@ -35,6 +35,8 @@ pub struct CallingBack {
     pub answered: Mutex<Vec<(u32, ConnectionId)>>,
     /// The connection each forward call came on, in order.
     pub callers: Mutex<Vec<ConnectionId>>,
+    /// The connection of each forward call and the thread it ran on, in order.
+    pub threads: Mutex<Vec<(ConnectionId, String)>>,
     pub refused: Mutex<Vec<BackChannelError>>,
 }
 
@@ -46,6 +48,7 @@ impl CallingBack {
             outstanding: Mutex::new(HashSet::new()),
             answered: Mutex::new(Vec::new()),
             callers: Mutex::new(Vec::new()),
+            threads: Mutex::new(Vec::new()),
             refused: Mutex::new(Vec::new()),
         })
     }
@@ -70,6 +73,8 @@ impl RecordHandler for CallingBack {
         let (msg, args) = RpcMessage::decode(record).ok()?;
         let call = msg.as_call()?;
         self.callers.lock().expect("lock").push(conn.id);
+        let thread = std::thread::current().name().unwrap_or("unnamed").to_string();
+        self.threads.lock().expect("lock").push((conn.id, thread));
         let mut w = RpcMessage::reply(msg.xid, ReplyBody::success(OpaqueAuth::NONE)).header_writer(8);
         if call.proc == PROC_CALL_BACK {
             let word =

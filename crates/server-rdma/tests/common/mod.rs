@@ -224,7 +224,7 @@ impl Requester {
             max_send: 1024,
             initiator_depth: 0,
             responder_resources,
-            pool_bytes: 0,
+            ..QpConfig::default()
         }
     }
 

@@ -93,6 +93,10 @@ impl Provider for WanProvider {
         let inner = self.inner.listen(addr)?;
         Ok(Box::new(WanListener { inner, link: self.link.clone() }))
     }
+
+    fn has_completion_vectors(&self) -> bool {
+        self.inner.has_completion_vectors()
+    }
 }
 
 #[derive(Debug)]

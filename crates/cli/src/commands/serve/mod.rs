@@ -89,6 +89,14 @@ pub struct ServeArgs {
     /// Inline threshold offered, 1KiB..=64KiB (RFC 8797) [default: 4KiB]
     #[arg(long, value_name = "SIZE", value_parser = parse_inline, requires = "rdma")]
     pub rdma_inline: Option<u32>,
+    /// Network threads RDMA connections are dealt to, each connection on one for its whole life (its
+    /// queue pair's completions reaped by that thread) [default: half the machine's cores, 1 to 8]
+    #[arg(long, value_name = "N", value_parser = parse_threads, requires = "rdma")]
+    pub rdma_threads: Option<usize>,
+    /// Completion vectors (verbs: the device's interrupts) the queue pairs' completion queues are
+    /// spread over, dealt out with the threads [default: one per RDMA thread]
+    #[arg(long, value_name = "N", value_parser = parse_comp_vectors, requires = "rdma")]
+    pub rdma_comp_vectors: Option<u32>,
     /// Also answer `nfsbench compare`'s wire baselines (TCP stream and ping-pong) on ADDR:PORT, and with
     /// --rdma the RDMA ones (Write bandwidth, Send ping-pong) on ADDR, port PORT+1 (any when PORT is 0),
     /// over --rdma-provider; the ready file lists them last (TCP, then RDMA)
@@ -110,6 +118,20 @@ fn parse_threads(text: &str) -> Result<usize, String> {
         Ok(n) if (1..=1024).contains(&n) => Ok(n),
         _ => Err(format!("'{text}' is not a thread count from 1 to 1024")),
     }
+}
+
+fn parse_comp_vectors(text: &str) -> Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(n) if (1..=1024).contains(&n) => Ok(n),
+        _ => Err(format!("'{text}' is not a number of completion vectors from 1 to 1024")),
+    }
+}
+
+/// RDMA network threads when `--rdma-threads` is not given: half the cores, from 1 to 8. The other half
+/// is for the clients on the same machine and the blocking pool: on the 2-core development VM two
+/// threads made 0.79× the IOPS of one beside a 2-connection client (docs/results.md).
+fn default_rdma_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).clamp(1, 8))
 }
 
 fn parse_interval(text: &str) -> Result<Duration, String> {
@@ -329,13 +351,29 @@ fn rdma_listeners(
     if let Some(inline) = args.rdma_inline {
         config.inline_size = inline;
     }
+    config.threads = args.rdma_threads.unwrap_or_else(default_rdma_threads);
+    if let Some(vectors) = args.rdma_comp_vectors {
+        if !provider.has_completion_vectors() {
+            return Err(Failure::Usage(format!(
+                "--rdma-comp-vectors: {} has no completion vectors (each queue pair is signalled on its own)",
+                provider.name()
+            )));
+        }
+        config.comp_vectors = vectors;
+    }
     let bound: Vec<String> = listeners.iter().map(|l| l.local_addr().to_string()).collect();
+    let vectors = if provider.has_completion_vectors() {
+        format!(", {} completion vectors", config.comp_vectors())
+    } else {
+        String::new()
+    };
     eprintln!(
-        "nfsbench serve: RPC-over-RDMA on {} with {} ({} credits, inline {} bytes)",
+        "nfsbench serve: RPC-over-RDMA on {} with {} ({} credits, inline {} bytes, {} network threads{vectors})",
         bound.join(", "),
         provider.name(),
         config.credits,
-        config.inline_size
+        config.inline_size,
+        config.threads,
     );
     Ok(RdmaListeners { listeners, config, provider })
 }

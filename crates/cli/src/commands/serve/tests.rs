@@ -105,6 +105,18 @@ fn thread_counts_are_at_least_one() {
 }
 
 #[test]
+fn rdma_threads_and_completion_vectors_need_rdma_and_a_count() {
+    let args = parse(&["--rdma", "--rdma-threads", "3", "--rdma-comp-vectors", "6"]).expect("parses");
+    assert_eq!((args.rdma_threads, args.rdma_comp_vectors), (Some(3), Some(6)));
+    assert_eq!(parse(&["--rdma"]).expect("parses").rdma_threads, None);
+    for bad in
+        [&["--rdma", "--rdma-threads", "0"][..], &["--rdma", "--rdma-comp-vectors", "0"], &["--rdma-threads", "2"]]
+    {
+        assert!(parse(bad).is_err(), "{bad:?}");
+    }
+}
+
+#[test]
 fn a_missing_config_file_is_named_in_the_error() {
     let args = parse(&["--config", "/nonexistent/nfsbench.toml"]).expect("parses");
     let err = plan(&args).expect_err("no such file").to_string();

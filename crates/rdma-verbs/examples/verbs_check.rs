@@ -57,7 +57,7 @@ const SERVER: QpConfig = QpConfig {
     responder_resources: 16,
     // Its pool serves check 9 (the other checks leave it unused).
     pool_bytes: 1 << 20,
-    // The device's second vector, when it has one: check 1 sees its completions all the same.
+    // The device's second completion vector (modulo its vectors): completions arrive all the same.
     comp_vector: 1,
 };
 

@@ -85,15 +85,18 @@ impl NetworkThreads {
 
 impl Drop for NetworkThreads {
     /// Ends every thread's loop and waits for it: their connections have ended by then
-    /// ([`crate::accept`] drains them first), so nothing is left on them.
+    /// ([`crate::accept`] drains them first), so nothing is left on them. When the server's future was
+    /// dropped instead, the last connection may let go of the threads from one of them: that one is
+    /// told to end and not waited for (a thread cannot join itself).
     fn drop(&mut self) {
         for network in &mut self.threads {
             if let Some(stop) = network.stop.take() {
                 let _ = stop.send(());
             }
         }
+        let current = std::thread::current().id();
         for network in &mut self.threads {
-            if let Some(thread) = network.thread.take() {
+            if let Some(thread) = network.thread.take().filter(|t| t.thread().id() != current) {
                 let _ = thread.join();
             }
         }

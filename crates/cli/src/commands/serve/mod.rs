@@ -89,8 +89,9 @@ pub struct ServeArgs {
     /// Inline threshold offered, 1KiB..=64KiB (RFC 8797) [default: 4KiB]
     #[arg(long, value_name = "SIZE", value_parser = parse_inline, requires = "rdma")]
     pub rdma_inline: Option<u32>,
-    /// Network threads RDMA connections are dealt to, each connection on one for its whole life (its
-    /// queue pair's completions reaped by that thread) [default: half the machine's cores, 1 to 8]
+    /// Network threads RDMA connections are dealt to, per --rdma-listen address, each connection on one
+    /// for its whole life (its queue pair's completions reaped by that thread) [default: half the
+    /// machine's cores, 1 to 8]
     #[arg(long, value_name = "N", value_parser = parse_threads, requires = "rdma")]
     pub rdma_threads: Option<usize>,
     /// Completion vectors (verbs: the device's interrupts) the queue pairs' completion queues are

@@ -21,12 +21,10 @@ use crate::Execution;
 /// **Server-wide.** All connections share one budget of `max_server_in_flight_bytes`: what each holds
 /// (encoded replies waiting, the record being assembled by its decoder, and for calls executing off the
 /// connection's task `max_record` each, since their reply's size is not known until they finish) is
-/// added to one atomic counter, settled once per read or write batch, not per call. Once the counter
-/// is at the budget, a connection admits a new call only while it holds less than its share (the
-/// budget divided among the connections holding some of it), and a connection with nothing in flight
-/// may always have one call. Peers that leave their replies unread then hold back only themselves: a
-/// client reading its replies keeps its pipeline however many of them hold the budget (they are
-/// reclaimed by `write_stall_timeout`), and each connection goes past its share by at most one call.
+/// added to one atomic counter, settled once per read or write batch, not per call. A connection
+/// admits no new call while the counter is at the budget, except that a connection with nothing in
+/// flight may always have one call, so every well-behaved client progresses however many hostile ones
+/// hold the budget (they are reclaimed by `write_stall_timeout`).
 ///
 /// **Worst-case memory** held by the transport (the allocator's own retention aside) is about
 ///
@@ -71,7 +69,7 @@ pub struct ConnectionLimits {
     pub max_in_flight_requests: usize,
     /// Bytes in flight per connection before reading pauses.
     pub max_in_flight_bytes: usize,
-    /// Bytes in flight over all connections before each admits calls only within its share of them.
+    /// Bytes in flight over all connections before they admit only one call each.
     pub max_server_in_flight_bytes: usize,
     /// Connections open at once over all listeners; one more evicts an idle connection, or is closed at
     /// once when none is idle.

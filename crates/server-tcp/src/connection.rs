@@ -349,8 +349,8 @@ impl<H: RecordHandler> Connection<H> {
         self.pending_bytes + self.queue.bytes()
     }
 
-    /// Under both caps and within the server-wide budget, or nothing in flight at all (so one oversized
-    /// call still goes through).
+    /// Under both caps and the server-wide budget, or nothing in flight at all (so one oversized call
+    /// still goes through, and every connection progresses while the budget is spent).
     fn has_room(&self) -> bool {
         let requests = self.in_flight_requests();
         requests == 0
@@ -366,22 +366,11 @@ impl<H: RecordHandler> Connection<H> {
         self.pending.len() * self.limits.max_record + self.queue.bytes() + self.decoder.partial_len()
     }
 
-    /// The server-wide total, this connection's changes since it last settled included, is under budget;
-    /// or, once it is spent, this connection holds less than its share: the budget divided among the
-    /// connections holding some of it. Peers that leave their replies unread then hold back only
-    /// themselves, and a client reading its replies keeps its pipeline however many of them there are.
-    /// Each connection goes past its share by at most one call, so the total stays under the budget
-    /// plus `max_record` per connection, the bound [`ConnectionLimits`] states.
+    /// The server-wide total, this connection's changes since it last settled included, is under budget.
     fn server_has_room(&self) -> bool {
         let total = self.stats.server_in_flight_bytes.load(Relaxed);
-        let charge = self.charge();
-        let unsettled = charge.saturating_sub(self.charged);
-        let budget = self.limits.max_server_in_flight_bytes;
-        if total.saturating_add(unsettled) < budget {
-            return true;
-        }
-        let holders = self.stats.charged_connections.load(Relaxed) + usize::from(self.charged == 0);
-        charge < budget / holders.max(1)
+        let unsettled = self.charge().saturating_sub(self.charged);
+        total.saturating_add(unsettled) < self.limits.max_server_in_flight_bytes
     }
 
     /// Brings this connection's share of the server-wide counter up to date: one atomic add or
@@ -394,14 +383,8 @@ impl<H: RecordHandler> Connection<H> {
             if total > self.seen_server_peak {
                 self.seen_server_peak = self.stats.peak_server_in_flight_bytes.fetch_max(total, Relaxed).max(total);
             }
-            if self.charged == 0 {
-                self.stats.charged_connections.fetch_add(1, Relaxed);
-            }
         } else if now < self.charged {
             counter.fetch_sub(self.charged - now, Relaxed);
-            if now == 0 {
-                self.stats.charged_connections.fetch_sub(1, Relaxed);
-            }
         }
         self.charged = now;
     }
@@ -626,7 +609,6 @@ impl<H: RecordHandler> Drop for Connection<H> {
     fn drop(&mut self) {
         if self.charged > 0 {
             self.stats.server_in_flight_bytes.fetch_sub(self.charged, Relaxed);
-            self.stats.charged_connections.fetch_sub(1, Relaxed);
         }
     }
 }

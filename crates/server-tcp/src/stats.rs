@@ -29,8 +29,6 @@ pub struct TransportStats {
     pub(crate) peak_in_flight_bytes: AtomicUsize,
     /// The server-wide budget's counter: what every connection holds, settled per batch.
     pub(crate) server_in_flight_bytes: AtomicUsize,
-    /// Connections holding some of the budget: what it is shared among once it is spent.
-    pub(crate) charged_connections: AtomicUsize,
     pub(crate) peak_server_in_flight_bytes: AtomicUsize,
 }
 

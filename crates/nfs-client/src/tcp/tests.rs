@@ -86,6 +86,18 @@ impl Rig {
     }
 
     /// Calls `first..first + n`, registered and marked sent (their bytes are not needed here).
+    /// A rig with calls 1 to 32 outstanding and the first 16 answered and delivered: 16 still
+    /// outstanding, enough for the reader to raise its mark. The receivers of calls 17 to 32.
+    async fn sixteen_of_thirty_two_answered() -> (Rig, Vec<ReplyReceiver>) {
+        let mut rig = Rig::start().await;
+        let mut receivers = rig.calls(1, 32);
+        rig.answer(1..=16).await;
+        for rx in receivers.drain(..16) {
+            delivered(rx).await;
+        }
+        (rig, receivers)
+    }
+
     fn calls(&self, first: u32, n: u32) -> Vec<ReplyReceiver> {
         let receivers = (first..first + n)
             .map(|xid| {
@@ -142,12 +154,7 @@ async fn one_call_at_a_time_never_raises_the_mark() {
 
 #[tokio::test]
 async fn a_reply_short_of_a_raised_mark_is_delivered_after_the_bounded_wait() {
-    let mut rig = Rig::start().await;
-    let mut receivers = rig.calls(1, 32);
-    rig.answer(1..=16).await;
-    for rx in receivers.drain(..16) {
-        delivered(rx).await;
-    }
+    let (mut rig, mut receivers) = Rig::sixteen_of_thirty_two_answered().await;
     // 16 calls outstanding: the reader now waits for several replies' bytes.
     let raised = rig.marks();
     assert!(raised.last().is_some_and(|&m| m > REPLY_LEN), "marks set: {raised:?}");
@@ -160,12 +167,7 @@ async fn a_reply_short_of_a_raised_mark_is_delivered_after_the_bounded_wait() {
 
 #[tokio::test]
 async fn replies_to_every_outstanding_call_arrive_when_the_mark_is_raised() {
-    let mut rig = Rig::start().await;
-    let mut receivers = rig.calls(1, 32);
-    rig.answer(1..=16).await;
-    for rx in receivers.drain(..16) {
-        delivered(rx).await;
-    }
+    let (mut rig, receivers) = Rig::sixteen_of_thirty_two_answered().await;
     assert!(rig.marks().last().is_some_and(|&m| m > 1));
     // The rest one at a time, as a server that answers calls singly: none is left behind.
     for (xid, rx) in (17..=32).zip(receivers) {

@@ -101,13 +101,12 @@ fn start<H: RecordHandler>(
         return;
     }
     let guard = OpenGuard(Arc::clone(stats));
-    let placement = shared.threads.place();
-    let handle = placement.handle.clone();
+    let Placement { handle, comp_vector } = shared.threads.place();
     let (shared, stopped) = (Arc::clone(shared), stopped.clone());
     connections.spawn_on(
         async move {
             let _guard = guard;
-            if let Some(connection) = handshake(incoming, &shared, &placement).await {
+            if let Some(connection) = handshake(incoming, &shared, comp_vector).await {
                 connection.run(stopped).await;
             }
         },
@@ -115,19 +114,19 @@ fn start<H: RecordHandler>(
     );
 }
 
-/// RFC 8797: negotiates the inline thresholds and accepts; `None` when the accept failed.
+/// RFC 8797: negotiates the inline thresholds and accepts, the queue pair's completions signalled on
+/// `comp_vector`; `None` when the accept failed.
 async fn handshake<H: RecordHandler>(
     incoming: Box<dyn Incoming>,
     shared: &Shared<H>,
-    placement: &Placement,
+    comp_vector: u32,
 ) -> Option<Connection<H>> {
     let config = shared.config;
     let peer = incoming.peer_addr();
     // RFC 8797 §4: each side sends no more than the peer receives; without valid private data the
     // peer is taken to use 1024 bytes each way (RFC 8166 §3.3.2).
     let thresholds = effective_thresholds(config.thresholds(), Some(incoming.private_data()));
-    let qp_config =
-        rdma::QpConfig { comp_vector: placement.comp_vector, ..config.qp_config(incoming.peer_responder_resources()) };
+    let qp_config = rdma::QpConfig { comp_vector, ..config.qp_config(incoming.peer_responder_resources()) };
     let ours = config.private_data().encode();
     let qp = match incoming.accept_with_recvs(qp_config, &ours, config.receives()).await {
         Ok(qp) => qp,

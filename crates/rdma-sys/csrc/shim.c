@@ -17,25 +17,9 @@ int nfsbench_ibv_post_send(struct ibv_qp *qp, uint64_t wr_id, uint64_t addr, uin
 	return ibv_post_send(qp, &wr, &bad);
 }
 
-int nfsbench_ibv_post_rdma(struct ibv_qp *qp, int write, uint64_t wr_id, uint64_t addr,
-                           uint32_t length, uint32_t lkey, uint64_t remote_addr, uint32_t rkey)
-{
-	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
-	struct ibv_send_wr wr, *bad = NULL;
-
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.wr.rdma.remote_addr = remote_addr;
-	wr.wr.rdma.rkey = rkey;
-	return ibv_post_send(qp, &wr, &bad);
-}
-
-int nfsbench_ibv_post_write_sgl(struct ibv_qp *qp, uint64_t wr_id, struct ibv_sge *sges, int num_sge,
-                                uint64_t remote_addr, uint32_t rkey)
+/* One signaled RDMA Read or Write of `num_sge` local pieces to or from the peer's remote_addr/rkey. */
+static int post_rdma_sgl(struct ibv_qp *qp, enum ibv_wr_opcode opcode, uint64_t wr_id, struct ibv_sge *sges,
+                         int num_sge, uint64_t remote_addr, uint32_t rkey)
 {
 	struct ibv_send_wr wr, *bad = NULL;
 
@@ -43,11 +27,25 @@ int nfsbench_ibv_post_write_sgl(struct ibv_qp *qp, uint64_t wr_id, struct ibv_sg
 	wr.wr_id = wr_id;
 	wr.sg_list = sges;
 	wr.num_sge = num_sge;
-	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.opcode = opcode;
 	wr.send_flags = IBV_SEND_SIGNALED;
 	wr.wr.rdma.remote_addr = remote_addr;
 	wr.wr.rdma.rkey = rkey;
 	return ibv_post_send(qp, &wr, &bad);
+}
+
+int nfsbench_ibv_post_rdma(struct ibv_qp *qp, int write, uint64_t wr_id, uint64_t addr,
+                           uint32_t length, uint32_t lkey, uint64_t remote_addr, uint32_t rkey)
+{
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+
+	return post_rdma_sgl(qp, write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ, wr_id, &sge, 1, remote_addr, rkey);
+}
+
+int nfsbench_ibv_post_write_sgl(struct ibv_qp *qp, uint64_t wr_id, struct ibv_sge *sges, int num_sge,
+                                uint64_t remote_addr, uint32_t rkey)
+{
+	return post_rdma_sgl(qp, IBV_WR_RDMA_WRITE, wr_id, sges, num_sge, remote_addr, rkey);
 }
 
 struct ibv_mw *nfsbench_ibv_alloc_mw_type2(struct ibv_pd *pd)

@@ -49,18 +49,7 @@ impl SharedMem {
     /// against resizing. With `peer_read_only`, later writable mappings are refused too
     /// (F_SEAL_FUTURE_WRITE), so the peer can only ever read it.
     pub(crate) fn create(name: &CStr, len: usize, peer_read_only: bool) -> io::Result<SharedMem> {
-        // SAFETY: `name` is a valid C string that outlives the call.
-        let raw = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING) };
-        if raw < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: memfd_create returned a fresh descriptor that nothing else owns.
-        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-        let size = libc::off_t::try_from(len).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-        // SAFETY: plain system call on a descriptor we own.
-        if unsafe { libc::ftruncate(fd.as_raw_fd(), size) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
+        let fd = memfd(name, libc::MFD_ALLOW_SEALING, len)?;
         let mem = SharedMem::map(fd, len, true)?;
         let mut seals = libc::F_SEAL_SHRINK | libc::F_SEAL_GROW;
         if peer_read_only {
@@ -76,19 +65,7 @@ impl SharedMem {
     /// A memfd of `len` bytes like [`create`](Self::create) but with no seals at all: only for the
     /// `hostile` hooks, to offer a peer memory that could shrink under its mapping.
     pub(crate) fn create_unsealed(name: &CStr, len: usize) -> io::Result<SharedMem> {
-        // SAFETY: `name` is a valid C string that outlives the call.
-        let raw = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
-        if raw < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: memfd_create returned a fresh descriptor that nothing else owns.
-        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-        let size = libc::off_t::try_from(len).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-        // SAFETY: plain system call on a descriptor we own.
-        if unsafe { libc::ftruncate(fd.as_raw_fd(), size) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        SharedMem::map(fd, len, true)
+        SharedMem::map(memfd(name, 0, len)?, len, true)
     }
 
     /// Maps a memfd the peer sent after checking that it is exactly `len` bytes and sealed against
@@ -275,6 +252,23 @@ pub(crate) fn page_size() -> usize {
 pub(crate) fn page_round(len: usize) -> usize {
     let page = page_size();
     len.div_ceil(page) * page
+}
+
+/// A close-on-exec memfd of `len` bytes, with `flags` besides (`MFD_ALLOW_SEALING`).
+fn memfd(name: &CStr, flags: libc::c_uint, len: usize) -> io::Result<OwnedFd> {
+    // SAFETY: `name` is a valid C string that outlives the call.
+    let raw = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC | flags) };
+    if raw < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: memfd_create returned a fresh descriptor that nothing else owns.
+    let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+    let size = libc::off_t::try_from(len).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    // SAFETY: plain system call on a descriptor we own.
+    if unsafe { libc::ftruncate(fd.as_raw_fd(), size) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(fd)
 }
 
 #[cfg(test)]

@@ -110,6 +110,7 @@ mod mount;
 mod payload;
 mod portmap;
 mod reply;
+mod reply_bound;
 mod rpc;
 mod server;
 mod siphash;

@@ -138,6 +138,11 @@ impl RecordDecoder {
         self.ready.pop_front()
     }
 
+    /// The oldest complete record, left in place.
+    pub fn peek(&self) -> Option<&[u8]> {
+        self.ready.front().map(Vec::as_slice)
+    }
+
     /// Complete records waiting to be popped.
     pub fn ready_len(&self) -> usize {
         self.ready.len()

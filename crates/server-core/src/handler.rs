@@ -26,6 +26,14 @@ pub trait RecordHandler: Send + Sync + 'static {
         BackwardReply::Unknown
     }
 
+    /// The most bytes the reply to the call `record` can take, when the call alone tells (a READ's
+    /// count); `None` when unknown. Lets a connection admit a call into what it may still hold once the
+    /// server-wide budget is spent. By default every reply is of unknown size.
+    fn reply_bound(&self, record: &[u8]) -> Option<usize> {
+        let _ = record;
+        None
+    }
+
     /// Counts `bytes` of a reply's payload the front end copied into a buffer of its own to send it
     /// (an RPC-over-RDMA reply sent inline or through a Reply chunk), for the service's "bytes copied
     /// per byte served". By default nothing counts them.
@@ -51,6 +59,10 @@ impl RecordHandler for Server {
 
     fn payload_copied(&self, bytes: usize) {
         Server::count_payload_copy(self, bytes);
+    }
+
+    fn reply_bound(&self, record: &[u8]) -> Option<usize> {
+        Server::reply_bound(self, record)
     }
 }
 

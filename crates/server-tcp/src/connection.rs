@@ -261,14 +261,14 @@ impl<H: RecordHandler> Connection<H> {
             if let Err(err) = self.flush() {
                 return End::Io(err);
             }
-            if !closing && self.decoder.ready_len() > 0 && self.has_room() {
+            if !closing && self.decoder.ready_len() > 0 && self.may_admit_next() {
                 continue; // The flush made room for calls already read.
             }
             let idle = self.pending.is_empty() && self.queue.is_empty();
             if idle && (closing || (self.eof && self.decoder.ready_len() == 0)) {
                 return End::Done;
             }
-            let capped = self.decoder.ready_len() > 0 || !self.has_room();
+            let capped = self.decoder.ready_len() > 0 || !self.may_read();
             if capped && !paused {
                 self.stats.read_pauses.fetch_add(1, Relaxed);
             }
@@ -353,10 +353,31 @@ impl<H: RecordHandler> Connection<H> {
     /// still goes through, and every connection progresses while the budget is spent).
     fn has_room(&self) -> bool {
         let requests = self.in_flight_requests();
-        requests == 0
-            || (requests < self.limits.max_in_flight_requests
-                && self.in_flight_bytes() < self.limits.max_in_flight_bytes
-                && self.server_has_room())
+        requests == 0 || (self.under_caps(requests) && self.server_has_room())
+    }
+
+    fn under_caps(&self, requests: usize) -> bool {
+        requests < self.limits.max_in_flight_requests && self.in_flight_bytes() < self.limits.max_in_flight_bytes
+    }
+
+    /// The next call may start: [`has_room`](Self::has_room), or, with the server-wide budget spent, its
+    /// reply is known to fit what the connection may hold anyway: one record, the allowance every
+    /// connection has when nothing of it is in flight. A client of small calls keeps its pipeline beside
+    /// peers that hold the budget, and the bound stays the budget plus one record per connection.
+    fn may_admit_next(&self) -> bool {
+        if self.has_room() {
+            return true;
+        }
+        let Some(record) = self.decoder.peek() else { return false };
+        self.under_caps(self.in_flight_requests())
+            && self.handler.reply_bound(record).is_some_and(|bound| self.charge() + bound <= self.limits.max_record)
+    }
+
+    /// Reading more may let calls start: under the caps, within the budget or holding less than the one
+    /// record a connection may always hold (the calls read may then be small enough, see
+    /// [`may_admit_next`](Self::may_admit_next)).
+    fn may_read(&self) -> bool {
+        self.has_room() || (self.under_caps(self.in_flight_requests()) && self.charge() < self.limits.max_record)
     }
 
     /// What this connection holds against the server-wide budget: replies waiting, the record being
@@ -463,7 +484,7 @@ impl<H: RecordHandler> Connection<H> {
 
     /// Starts every complete call the caps allow.
     fn admit(&mut self) {
-        while self.has_room() && !self.turn_is_over() {
+        while self.may_admit_next() && !self.turn_is_over() {
             let Some(record) = self.decoder.pop() else {
                 return;
             };

@@ -223,6 +223,20 @@ async fn unread_replies_stay_within_the_server_wide_budget(blocking: bool) {
         good.send(&framed_call(1000 + xid, PROC_READ, &4096u32.to_be_bytes())).await;
         assert_eq!(good.success().await.0, 1000 + xid, "the good client is answered");
     }
+    if !blocking {
+        // Calls whose replies are known to be small start together, within the one record a connection
+        // may always hold: the good client keeps its pipeline (the greedy connections hold a few 1 MiB
+        // replies each, never 32 calls).
+        let pipelined: Vec<u8> =
+            (0..32u32).flat_map(|i| framed_call(2000 + i, PROC_READ, &64u32.to_be_bytes())).collect();
+        good.send(&pipelined).await;
+        for i in 0..32u32 {
+            assert_eq!(good.success().await.0, 2000 + i, "the pipelined calls are answered in order");
+        }
+        let snap = server.stats.snapshot();
+        assert!(snap.peak_in_flight_requests >= 32, "the 32 small calls were in flight together: {snap}");
+        assert!(snap.peak_server_in_flight_bytes <= bound, "held more than the budget allows ({bound}): {snap}");
+    }
     // Closing the greedy connections gives everything back.
     for (reader, task) in greedy_conns {
         task.abort();

@@ -81,6 +81,17 @@ impl RecordHandler for TestProgram {
     fn may_block(&self) -> bool {
         self.blocking
     }
+
+    /// NULL and READ replies are bounded by their calls: a header, and READ's length word, payload and
+    /// trailing word.
+    fn reply_bound(&self, record: &[u8]) -> Option<usize> {
+        let (msg, args) = RpcMessage::decode(record).ok()?;
+        match msg.as_call()?.proc {
+            PROC_NULL => Some(64),
+            PROC_READ => Some(64 + first_word(args) as usize),
+            _ => None,
+        }
+    }
 }
 
 /// An encoded call (no record mark) of the test program.

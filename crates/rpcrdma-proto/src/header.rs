@@ -110,11 +110,17 @@ impl RdmaHeader {
 
     /// Bytes [`encode`](XdrEncode::encode) writes, computed without encoding (for inline budgets).
     pub fn encoded_len(&self) -> usize {
-        16 + match &self.body {
-            RdmaBody::Msg(c) | RdmaBody::NoMsg(c) => c.encoded_len(),
-            RdmaBody::Error(RdmaErrorBody::Vers { .. }) => 12,
-            RdmaBody::Error(RdmaErrorBody::Chunk) => 4,
+        match &self.body {
+            RdmaBody::Msg(c) | RdmaBody::NoMsg(c) => Self::chunked_len(c),
+            RdmaBody::Error(RdmaErrorBody::Vers { .. }) => 16 + 12,
+            RdmaBody::Error(RdmaErrorBody::Chunk) => 16 + 4,
         }
+    }
+
+    /// Bytes of an RDMA_MSG or RDMA_NOMSG header carrying `chunks`, without building one: the four fixed
+    /// words (xid, version, credits, procedure; RFC 8166 §4.2.1) and the chunk lists.
+    pub fn chunked_len(chunks: &ChunkLists) -> usize {
+        16 + chunks.encoded_len()
     }
 
     /// Decodes a header from the start of a received message. Returns the header and the bytes after it:

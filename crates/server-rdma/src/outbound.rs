@@ -184,7 +184,7 @@ pub(crate) fn gather(slices: &[Bytes], offset: usize, len: usize) -> Vec<Bytes> 
 
 /// Bytes of a reply header carrying `chunks`.
 fn header_len(chunks: &ChunkLists) -> usize {
-    RdmaHeader::msg(0, 0, chunks.clone()).encoded_len()
+    RdmaHeader::chunked_len(chunks)
 }
 
 /// The chunk as returned when nothing was written to it.

@@ -9,9 +9,26 @@ secs=${1:-10}
 export PATH="$HOME/.cargo/bin:$PATH"
 command -v cargo-fuzz >/dev/null || { echo "fuzz-smoke: cargo-fuzz missing; run scripts/install-deps.sh test" >&2; exit 2; }
 
-cargo fuzz build --fuzz-dir fuzz -s none -O >/dev/null
+# The build's own output is kept: CI shows only the end of a failed run, and cargo-fuzz's backtrace would
+# push the compiler's message out of it. A build that fails is tried once more on one job (a link killed
+# for memory or a full temporary directory passes then; a real compile error fails twice), with what the
+# compiler said and the machine's memory and disk printed first.
+build_log=$(mktemp); trap 'rm -f "$build_log"' EXIT
+if ! RUST_BACKTRACE=0 cargo fuzz build --fuzz-dir fuzz -s none -O >"$build_log" 2>&1; then
+  echo "fuzz-smoke: the fuzz build failed; what the compiler said:" >&2
+  grep -E -B3 -A12 '^(error|warning: .*(killed|signal))|fatal error|terminated' "$build_log" | head -80 >&2
+  echo "fuzz-smoke: memory and disk at that moment:" >&2
+  free -m >&2; df -h . "${TMPDIR:-/tmp}" >&2
+  dmesg 2>/dev/null | grep -iE 'out of memory|oom-kill|killed process' | tail -5 >&2 || true
+  echo "fuzz-smoke: building again on one job" >&2
+  if ! RUST_BACKTRACE=0 CARGO_BUILD_JOBS=1 cargo fuzz build --fuzz-dir fuzz -s none -O >"$build_log" 2>&1; then
+    grep -E -B3 -A12 '^error|fatal error' "$build_log" | head -80 >&2
+    echo "fuzz-smoke: the fuzz build failed twice" >&2
+    exit 1
+  fi
+fi
 targets=$(cargo fuzz list --fuzz-dir fuzz)
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+work=$(mktemp -d); trap 'rm -rf "$work" "$build_log"' EXIT
 # Seeds from the golden wire vectors, cut to each target's input format (scripts/fuzz-seeds.py).
 python3 scripts/fuzz-seeds.py "$work/golden-seeds" >/dev/null
 fails=0 passed=0

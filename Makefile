@@ -14,6 +14,10 @@ COMPARE_OUT ?= nfsbench-compare
 run: deps build
 	target/release/nfsbench compare --out $(COMPARE_OUT) $(COMPARE_ARGS)
 
+# A full run builds everything once: no incremental caches, and test binaries with line tables only (their
+# panics and backtraces keep file and line): a fresh machine's disk holds the run with room to spare.
+test: export CARGO_INCREMENTAL := 0
+test: export CARGO_PROFILE_DEV_DEBUG := line-tables-only
 test: deps-test lint unit hostile fuzz-smoke interop
 	@echo "make test: all checks passed"
 

@@ -14,7 +14,7 @@ use nfs_server::Reply;
 use rdma::{Access, RegBuf};
 use rpcrdma_proto::{peek, RdmaBody, RdmaErrorBody, RdmaHeader};
 use server_core::{run_contained, CallMode, Direction, RecordHandler};
-use xdr::XdrEncode;
+use xdr::{XdrEncode, XdrWriter};
 
 use crate::assemble;
 use crate::connection::{Call, Connection, Reading, Record};
@@ -199,7 +199,10 @@ impl<H: RecordHandler> Connection<H> {
         } else {
             RdmaHeader::msg(call.xid, credits, chunks)
         };
-        let mut message = header.to_xdr_bytes();
+        // One allocation of the Send's final size: header, then the inline part of the reply.
+        let mut w = XdrWriter::with_capacity(header.encoded_len() + inline.len());
+        header.encode(&mut w);
+        let mut message = w.into_vec();
         message.extend_from_slice(&inline);
         self.queue.push(WrTag::new(WrKind::Reply, id), Work::Send { message });
         self.stats.reply(kind);

@@ -39,7 +39,7 @@ pub trait XdrEncode {
     fn to_xdr_bytes(&self) -> Vec<u8> {
         let mut w = XdrWriter::new();
         self.encode(&mut w);
-        w.to_vec()
+        w.into_vec()
     }
 }
 

@@ -102,14 +102,14 @@ impl Server {
         })
     }
 
-    /// Executes one RPC call record; `None`: nothing to send (the record was not an answerable call, or
-    /// it retransmits a call still executing).
     /// The most bytes the reply to `record` can take, when the call alone tells (NFSv3 calls with fixed
     /// or argument-bounded replies; `None` otherwise).
     pub fn reply_bound(&self, record: &[u8]) -> Option<usize> {
         crate::reply_bound::reply_bound(record, self.max_io_size)
     }
 
+    /// Executes one RPC call record; `None`: nothing to send (the record was not an answerable call, or
+    /// it retransmits a call still executing).
     pub fn handle(&self, record: &[u8], conn: &ConnectionInfo) -> Option<Reply> {
         let started = Instant::now();
         let (msg, args) = match RpcMessage::decode(record) {

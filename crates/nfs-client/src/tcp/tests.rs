@@ -85,7 +85,6 @@ impl Rig {
         Rig { conn, server, marks, _client_writes: write_half }
     }
 
-    /// Calls `first..first + n`, registered and marked sent (their bytes are not needed here).
     /// A rig with calls 1 to 32 outstanding and the first 16 answered and delivered: 16 still
     /// outstanding, enough for the reader to raise its mark. The receivers of calls 17 to 32.
     async fn sixteen_of_thirty_two_answered() -> (Rig, Vec<ReplyReceiver>) {
@@ -98,6 +97,7 @@ impl Rig {
         (rig, receivers)
     }
 
+    /// Calls `first..first + n`, registered and marked sent (their bytes are not needed here).
     fn calls(&self, first: u32, n: u32) -> Vec<ReplyReceiver> {
         let receivers = (first..first + n)
             .map(|xid| {

@@ -14,15 +14,19 @@ command -v cargo-fuzz >/dev/null || { echo "fuzz-smoke: cargo-fuzz missing; run 
 # for memory or a full temporary directory passes then; a real compile error fails twice), with what the
 # compiler said and the machine's memory and disk printed first.
 build_log=$(mktemp); trap 'rm -f "$build_log"' EXIT
-if ! RUST_BACKTRACE=0 cargo fuzz build --fuzz-dir fuzz -s none -O >"$build_log" 2>&1; then
+build() { RUST_BACKTRACE=0 cargo fuzz build --fuzz-dir fuzz -s none -O >"$build_log" 2>&1; }
+compiler_said() {
+  grep -E -B3 -A12 '^(error|warning: .*(killed|signal))|fatal error|terminated' "$build_log" | head -80 >&2 || true
+}
+if ! build; then
   echo "fuzz-smoke: the fuzz build failed; what the compiler said:" >&2
-  grep -E -B3 -A12 '^(error|warning: .*(killed|signal))|fatal error|terminated' "$build_log" | head -80 >&2
+  compiler_said
   echo "fuzz-smoke: memory and disk at that moment:" >&2
   free -m >&2; df -h . "${TMPDIR:-/tmp}" >&2
   dmesg 2>/dev/null | grep -iE 'out of memory|oom-kill|killed process' | tail -5 >&2 || true
   echo "fuzz-smoke: building again on one job" >&2
-  if ! RUST_BACKTRACE=0 CARGO_BUILD_JOBS=1 cargo fuzz build --fuzz-dir fuzz -s none -O >"$build_log" 2>&1; then
-    grep -E -B3 -A12 '^error|fatal error' "$build_log" | head -80 >&2
+  if ! CARGO_BUILD_JOBS=1 build; then
+    compiler_said
     echo "fuzz-smoke: the fuzz build failed twice" >&2
     exit 1
   fi

@@ -69,6 +69,18 @@ impl PoolMemory for PageMem {
         unsafe { ptr::copy_nonoverlapping(self.ptr.as_ptr().add(offset), dst.as_mut_ptr(), dst.len()) };
     }
 
+    fn read_vec(&self, offset: usize, len: usize) -> Vec<u8> {
+        self.check(offset, len);
+        let mut out = Vec::with_capacity(len);
+        // SAFETY: inside the allocation (checked); `out` has room for `len` bytes, every one of which
+        // the copy initialises before the length is set.
+        unsafe {
+            ptr::copy_nonoverlapping(self.ptr.as_ptr().add(offset), out.as_mut_ptr(), len);
+            out.set_len(len);
+        }
+        out
+    }
+
     fn write(&self, offset: usize, src: &[u8]) {
         self.check(offset, src.len());
         // SAFETY: inside the allocation (checked); `src` is a distinct Rust slice.
@@ -88,6 +100,7 @@ mod tests {
         let mut back = [0; 4];
         mem.read(8188, &mut back);
         assert_eq!(back, [0, 1, 2, 3]);
+        assert_eq!(mem.read_vec(8188, 4), [0, 1, 2, 3]);
         assert!(PageMem::new(0).is_err() && PageMem::new(MAX_POOL_BYTES + 1).is_err());
     }
 }

@@ -68,6 +68,15 @@ pub trait PoolMemory: Send + Sync + fmt::Debug {
 
     /// Copies `src` to `offset`. The caller has checked the range.
     fn write(&self, offset: usize, src: &[u8]);
+
+    /// The `len` bytes at `offset` in a new vector. Providers fill it with one copy into uninitialised
+    /// capacity; this default zeroes it first, a second pass over the bytes (a third of a 1 MiB READ's
+    /// client CPU when measured). The caller has checked the range.
+    fn read_vec(&self, offset: usize, len: usize) -> Vec<u8> {
+        let mut out = vec![0; len];
+        self.read(offset, &mut out);
+        out
+    }
 }
 
 impl RegBuf {
@@ -88,11 +97,7 @@ impl RegBuf {
         match self {
             RegBuf::ReadOnly(b) => b,
             RegBuf::Writable(v) => Bytes::from(v),
-            RegBuf::Pool(p) => {
-                let mut out = vec![0; p.len()];
-                p.read(0, &mut out);
-                Bytes::from(out)
-            }
+            RegBuf::Pool(p) => Bytes::from(p.read_vec(0, p.len())),
         }
     }
 }
@@ -222,6 +227,12 @@ impl MemoryRegion {
         let pool = self.pool_range(offset, dst.len())?;
         pool.read(offset, dst);
         Ok(())
+    }
+
+    /// The `len` bytes of a pool region at `offset`, copied once into a new vector (what
+    /// [`read_at`](Self::read_at) does into a buffer of the caller's). Only for pools.
+    pub fn read_vec_at(&self, offset: usize, len: usize) -> Result<Vec<u8>, crate::RdmaError> {
+        Ok(self.pool_range(offset, len)?.read_vec(offset, len))
     }
 
     /// Copies `src` into a pool region at `offset` (a payload the peer will RDMA-Read, or that we

@@ -182,9 +182,7 @@ impl Lent {
     /// The first `len` bytes of the piece (what the server wrote), copied out after the window closed.
     pub(crate) fn take(&self, len: usize) -> Result<Bytes, RdmaError> {
         self.close();
-        let mut out = vec![0; len.min(self.len())];
-        self.pool.region.read_at(self.index * self.pool.piece_len, &mut out)?;
-        Ok(Bytes::from(out))
+        Ok(Bytes::from(self.pool.region.read_vec_at(self.index * self.pool.piece_len, len.min(self.len()))?))
     }
 }
 

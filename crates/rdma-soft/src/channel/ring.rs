@@ -160,8 +160,7 @@ impl Ring {
             if len as usize > max_len || record > self.capacity - pos || record as u64 > available {
                 return Err(RingError::CorruptRecords);
             }
-            let mut message = vec![0u8; len as usize];
-            self.mem.read_bytes(DATA + pos + 8, &mut message);
+            let message = self.mem.read_vec(DATA + pos + 8, len as usize);
             tail += record as u64;
             self.word(TAIL).store(tail, Ordering::Release);
             return Ok(Some((message, tail)));

@@ -173,6 +173,19 @@ impl SharedMem {
         unsafe { ptr::copy_nonoverlapping(self.ptr.add(offset), dst.as_mut_ptr(), dst.len()) }
     }
 
+    /// The `len` bytes of the mapping at `offset` in a new vector, copied once (never zeroed first).
+    pub(crate) fn read_vec(&self, offset: usize, len: usize) -> Vec<u8> {
+        assert!(offset.checked_add(len).is_some_and(|end| end <= self.len));
+        let mut out = Vec::with_capacity(len);
+        // SAFETY: the range is inside the mapping (as for `read_bytes`) and `out` has room for `len`
+        // bytes, every one of which the copy initialises before the length is set.
+        unsafe {
+            ptr::copy_nonoverlapping(self.ptr.add(offset), out.as_mut_ptr(), len);
+            out.set_len(len);
+        }
+        out
+    }
+
     /// An RDMA Read or Write between `region` (registered here) at `region_offset` and this mapping
     /// of the peer's pool at `offset`, `len` bytes, by memcpy: `ToPeer` copies the region into the
     /// mapping, `FromPeer` the mapping into the region (which must then be writable). False, and
@@ -234,6 +247,10 @@ impl rdma::PoolMemory for PoolMem {
 
     fn read(&self, offset: usize, dst: &mut [u8]) {
         self.0.read_bytes(offset, dst);
+    }
+
+    fn read_vec(&self, offset: usize, len: usize) -> Vec<u8> {
+        self.0.read_vec(offset, len)
     }
 
     fn write(&self, offset: usize, src: &[u8]) {

@@ -220,11 +220,11 @@ stop_ours() {
   say "$name stopped (exit $?); statistics in $OUT/servers/$name.stdout"
 }
 
-# server_counters NAME: stops our server NAME and prints its data-path counters over the whole run
-# (layout included), indented: READ payload bytes it copied per byte served, and its RDMA registrations
-# per I/O (one per connection's warm-up, then none). Nothing when it printed none.
+# server_counters NAME: prints the data-path counters our server NAME printed when it stopped (stop_ours
+# first, outside any pipeline: a subshell can neither wait for the server nor forget its pid), indented:
+# READ payload bytes it copied per byte served, and its RDMA registrations per I/O (one per connection's
+# warm-up, then none). Nothing when it printed none.
 server_counters() {
-  stop_ours "$1" >&2
   local lines
   lines=$(grep -hE '^(payload|rdma):' "$OUT/servers/$1.stdout" 2>/dev/null || true)
   [ -z "$lines" ] || { echo; echo "server counters over the whole run ($1):"; sed 's/^/  /' <<< "$lines"; }

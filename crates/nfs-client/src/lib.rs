@@ -70,8 +70,8 @@
 //! The procedure layer talks to an [`RpcTransport`]: encoded calls in (inline bytes, plus the WRITE
 //! payload at its XDR position), reply records out (plus directly placed READ data). Two exist:
 //! [`TcpTransport`] (with many calls outstanding, the reader raises its socket's SO_RCVLOWAT so a
-//! server that writes one reply at a time wakes it once per several replies, a wait bounded at a few
-//! milliseconds; `tcp/coalesce.rs`) and [`RdmaTransport`] (RPC-over-RDMA v1, RFC 8166 / 8267 / 8797:
+//! server that writes one reply at a time wakes it once per several replies, and inside a large reply
+//! to the rest of it, a wait bounded at a few milliseconds; `tcp/coalesce.rs`) and [`RdmaTransport`] (RPC-over-RDMA v1, RFC 8166 / 8267 / 8797:
 //! WRITE data pulled by the server from a Read chunk, READ data pushed into a Write chunk, credits,
 //! each chunk a piece of the queue pair's pool registered once, opened to the server through a window
 //! closed at its reply; see the [`rdma`] module).

@@ -20,6 +20,12 @@
 //!   stays there for [`COOLDOWN`] reads, so a dropped reply or a run of small replies delays the
 //!   others by at most the bound, once.
 //!
+//! Inside one large reply (a 1 MiB READ arrives in many segments) the mark is also raised to the bytes
+//! of that reply still to come (over [`MIN_REST`], at most [`MAX_REST_MARK`] and a quarter of the receive
+//! buffer), so the reader wakes once for the rest of it rather than once per burst the sender's writes
+//! make; the bytes are useless until the record is whole, so the wait delays nothing. On loopback each
+//! wake-up also costs the sending server an inter-processor wake-up in `sock_def_readable`.
+//!
 //! A mark is only changed when the wanted one is outside half to twice the current one, so the
 //! steady state costs no `setsockopt` per read.
 
@@ -35,6 +41,10 @@ pub(crate) const MAX_MARK: usize = 64 << 10;
 pub(crate) const BOUND: Duration = Duration::from_millis(1);
 /// Reads at mark 1 after a bounded wait ran out.
 pub(crate) const COOLDOWN: u32 = 64;
+/// A reply with more than this still to come raises the mark to the rest of it.
+pub(crate) const MIN_REST: usize = 64 << 10;
+/// The highest mark set for the rest of one reply, in bytes.
+pub(crate) const MAX_REST_MARK: usize = 1 << 20;
 /// Calls left to the server while the reader waits, where the share allows (a server working on
 /// several calls at once, a disk array or a thread pool, keeps its parallelism).
 pub(crate) const LEAVE_AT_SERVER: usize = 8;
@@ -88,10 +98,29 @@ impl Coalescer {
         }
     }
 
-    /// The mark wanted with `outstanding` calls awaiting replies and a receive buffer of `rcvbuf` bytes.
-    pub(crate) fn wanted(&self, outstanding: usize, rcvbuf: usize) -> usize {
+    /// The mark wanted with `outstanding` calls awaiting replies, `rest` bytes of the reply being read
+    /// still to come (0 between replies) and a receive buffer of `rcvbuf` bytes.
+    pub(crate) fn wanted(&self, outstanding: usize, rest: usize, rcvbuf: usize) -> usize {
+        if !self.enabled || self.cooldown > 0 {
+            return 1;
+        }
+        self.between_replies(outstanding, rcvbuf).max(Self::within_reply(rest, rcvbuf))
+    }
+
+    /// The mark for the rest of one large reply: 1 unless more than [`MIN_REST`] is still to come.
+    fn within_reply(rest: usize, rcvbuf: usize) -> usize {
+        let mark = rest.min(MAX_REST_MARK).min(rcvbuf / 4);
+        if rest > MIN_REST && mark > MIN_REST {
+            mark
+        } else {
+            1
+        }
+    }
+
+    /// The mark for several replies to come.
+    fn between_replies(&self, outstanding: usize, rcvbuf: usize) -> usize {
         let smallest = self.window_min.min(self.last_min);
-        if !self.enabled || self.cooldown > 0 || smallest == usize::MAX {
+        if smallest == usize::MAX {
             return 1;
         }
         let replies = replies_to_wait_for(outstanding);
@@ -110,12 +139,18 @@ impl Coalescer {
 
     /// After a read that emptied the socket: the mark to set on it, when it should change. Lowered at
     /// once to the wanted mark when that is half the current one or less (or 1), raised when it is
-    /// twice or more; `rcvbuf` (the receive buffer's size) is only asked for before a raise.
-    pub(crate) fn after_read(&mut self, outstanding: usize, rcvbuf: impl FnOnce() -> usize) -> Option<usize> {
-        let mut want = self.wanted(outstanding, usize::MAX);
+    /// twice or more; `rcvbuf` (the receive buffer's size) is only asked for before a raise. `rest`:
+    /// bytes of the reply being read still to come (0 between replies).
+    pub(crate) fn after_read(
+        &mut self,
+        outstanding: usize,
+        rest: usize,
+        rcvbuf: impl FnOnce() -> usize,
+    ) -> Option<usize> {
+        let mut want = self.wanted(outstanding, rest, usize::MAX);
         self.cooldown = self.cooldown.saturating_sub(1);
         if want >= self.mark.saturating_mul(2) {
-            want = self.wanted(outstanding, rcvbuf());
+            want = self.wanted(outstanding, rest, rcvbuf());
             if want < self.mark.saturating_mul(2) {
                 return None;
             }
@@ -167,7 +202,7 @@ mod tests {
     fn few_outstanding_calls_keep_the_mark_at_one() {
         let mut c = seen(10, REPLY);
         for outstanding in 0..10 {
-            assert_eq!(c.after_read(outstanding, || BIG_BUFFER), None, "{outstanding} outstanding");
+            assert_eq!(c.after_read(outstanding, 0, || BIG_BUFFER), None, "{outstanding} outstanding");
         }
         assert_eq!(c.mark(), 1);
         assert!(!c.raised());
@@ -182,74 +217,101 @@ mod tests {
         assert_eq!(replies_to_wait_for(8), 0, "the server keeps all eight");
         assert_eq!(replies_to_wait_for(7), 0);
         let mut c = seen(10, REPLY);
-        assert_eq!(c.after_read(12, || BIG_BUFFER), Some(4 * (REPLY + 4)));
+        assert_eq!(c.after_read(12, 0, || BIG_BUFFER), Some(4 * (REPLY + 4)));
         assert!(c.raised());
     }
 
     #[test]
     fn nothing_is_raised_before_a_reply_was_seen_or_when_disabled() {
-        assert_eq!(Coalescer::new(true).after_read(32, || BIG_BUFFER), None);
+        assert_eq!(Coalescer::new(true).after_read(32, 0, || BIG_BUFFER), None);
         let mut off = Coalescer::new(false);
         off.observe(REPLY);
-        assert_eq!(off.after_read(32, || BIG_BUFFER), None);
+        assert_eq!(off.after_read(32, 0, || BIG_BUFFER), None);
     }
 
     #[test]
     fn the_mark_falls_to_one_as_soon_as_few_calls_remain() {
         let mut c = seen(10, REPLY);
-        assert!(c.after_read(32, || BIG_BUFFER).is_some());
-        assert_eq!(c.after_read(3, || BIG_BUFFER), Some(1));
+        assert!(c.after_read(32, 0, || BIG_BUFFER).is_some());
+        assert_eq!(c.after_read(3, 0, || BIG_BUFFER), Some(1));
         assert!(!c.raised());
     }
 
     #[test]
     fn small_swings_in_outstanding_calls_leave_the_mark_alone() {
         let mut c = seen(10, REPLY);
-        let mark = c.after_read(24, || BIG_BUFFER).expect("raised");
+        let mark = c.after_read(24, 0, || BIG_BUFFER).expect("raised");
         for outstanding in [20, 28, 17, 31, 24] {
-            assert_eq!(c.after_read(outstanding, || BIG_BUFFER), None, "{outstanding} outstanding");
+            assert_eq!(c.after_read(outstanding, 0, || BIG_BUFFER), None, "{outstanding} outstanding");
         }
         assert_eq!(c.mark(), mark);
         // Half as many replies wanted: lowered.
-        assert!(c.after_read(12, || BIG_BUFFER).is_some_and(|m| m < mark));
+        assert!(c.after_read(12, 0, || BIG_BUFFER).is_some_and(|m| m < mark));
     }
 
     #[test]
     fn a_smaller_reply_shrinks_the_mark_to_its_size() {
         let mut c = seen(10, REPLY);
-        assert_eq!(c.after_read(32, || BIG_BUFFER), Some(MAX_MARK.min(16 * (REPLY + 4))));
+        assert_eq!(c.after_read(32, 0, || BIG_BUFFER), Some(MAX_MARK.min(16 * (REPLY + 4))));
         c.observe(100); // a WRITE reply, or an error
-        assert_eq!(c.after_read(32, || BIG_BUFFER), Some(16 * 104));
+        assert_eq!(c.after_read(32, 0, || BIG_BUFFER), Some(16 * 104));
     }
 
     #[test]
     fn the_mark_stays_under_a_quarter_of_the_receive_buffer_and_the_cap() {
         let mut c = seen(10, 1000);
-        assert_eq!(c.after_read(32, || 40_000), Some(10_000));
+        assert_eq!(c.after_read(32, 0, || 40_000), Some(10_000));
         let mut c = seen(10, 8000);
-        assert_eq!(c.after_read(64, || BIG_BUFFER), Some(MAX_MARK));
+        assert_eq!(c.after_read(64, 0, || BIG_BUFFER), Some(MAX_MARK));
         // A buffer too small for two replies: no mark at all.
         let mut c = seen(10, REPLY);
-        assert_eq!(c.after_read(32, || 4 * REPLY), None);
+        assert_eq!(c.after_read(32, 0, || 4 * REPLY), None);
         assert!(!c.raised());
     }
 
     #[test]
     fn large_replies_are_never_waited_for_together() {
         let mut c = seen(10, 1 << 20);
-        assert_eq!(c.after_read(32, || BIG_BUFFER), None);
+        assert_eq!(c.after_read(32, 0, || BIG_BUFFER), None);
+    }
+
+    #[test]
+    fn the_rest_of_a_large_reply_is_waited_for_at_once_then_the_mark_falls_back() {
+        const AUTOTUNED: usize = 16 << 20;
+        let mut c = Coalescer::new(true);
+        // Before any reply was seen, from its first bytes: the rest of a 1 MiB READ.
+        assert_eq!(c.after_read(8, 900_000, || AUTOTUNED), Some(900_000));
+        // Its last bytes, then its end: back to one reply per wake-up (8 calls keep the mark at 1).
+        assert_eq!(c.after_read(8, 40_000, || AUTOTUNED), Some(1));
+        c.observe(1 << 20);
+        assert_eq!(c.after_read(8, 0, || AUTOTUNED), None);
+        // A rest over the cap waits for the cap; small rests and small buffers do not raise it.
+        assert_eq!(c.after_read(8, 8 << 20, || AUTOTUNED), Some(MAX_REST_MARK));
+        let mut c = Coalescer::new(true);
+        assert_eq!(c.after_read(8, MIN_REST, || AUTOTUNED), None);
+        assert_eq!(c.after_read(8, 900_000, || 1 << 20), Some(256 << 10));
+        assert_eq!(c.after_read(8, 900_000, || 0), None, "a quarter of the buffer is the limit");
+    }
+
+    #[test]
+    fn the_rest_of_a_reply_is_not_waited_for_when_disabled_or_cooling_down() {
+        assert_eq!(Coalescer::new(false).after_read(8, 900_000, || BIG_BUFFER), None);
+        let mut c = Coalescer::new(true);
+        assert!(c.after_read(8, 900_000, || BIG_BUFFER).is_some());
+        assert_eq!(c.expired(), 1);
+        assert_eq!(c.after_read(8, 900_000, || BIG_BUFFER), None);
     }
 
     #[test]
     fn a_bounded_wait_that_ran_out_drops_the_mark_and_pauses_raising() {
         let mut c = seen(10, REPLY);
-        assert!(c.after_read(32, || BIG_BUFFER).is_some());
+        assert!(c.after_read(32, 0, || BIG_BUFFER).is_some());
         assert_eq!(c.expired(), 1);
         assert!(!c.raised());
         for _ in 0..COOLDOWN {
-            assert_eq!(c.after_read(32, || BIG_BUFFER), None);
+            assert_eq!(c.after_read(32, 0, || BIG_BUFFER), None);
         }
-        assert!(c.after_read(32, || BIG_BUFFER).is_some());
+        assert!(c.after_read(32, 0, || BIG_BUFFER).is_some());
     }
 
     #[test]
@@ -258,15 +320,15 @@ mod tests {
         for _ in 0..2 * WINDOW {
             c.observe(REPLY);
         }
-        assert_eq!(c.after_read(32, || BIG_BUFFER), Some(MAX_MARK.min(16 * (REPLY + 4))));
+        assert_eq!(c.after_read(32, 0, || BIG_BUFFER), Some(MAX_MARK.min(16 * (REPLY + 4))));
     }
 
     #[test]
     fn a_socket_refusing_the_option_turns_coalescing_off() {
         let mut c = seen(10, REPLY);
-        assert!(c.after_read(32, || BIG_BUFFER).is_some());
+        assert!(c.after_read(32, 0, || BIG_BUFFER).is_some());
         c.unset();
         assert!(!c.raised());
-        assert_eq!(c.after_read(32, || BIG_BUFFER), None);
+        assert_eq!(c.after_read(32, 0, || BIG_BUFFER), None);
     }
 }

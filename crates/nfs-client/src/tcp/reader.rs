@@ -4,7 +4,8 @@
 //! malformed reply fails only its own call. A broken record stream ends the connection.
 //!
 //! While many calls are outstanding the socket's receive low-water mark is raised ([`Coalescer`]), so
-//! one wake-up reads several replies; a wait on a raised mark is bounded by [`coalesce::BOUND`].
+//! one wake-up reads several replies, and inside a large reply to the rest of it, so one wake-up reads
+//! that; a wait on a raised mark is bounded by [`coalesce::BOUND`].
 
 use std::fmt;
 use std::io;
@@ -43,7 +44,9 @@ fn next_read(buf: &BytesMut, wanted: usize, after_large: bool, mark: usize) -> N
         // Inside a large fragment: exactly the rest of it, so the record ends its buffer.
         NextRead { limit: wanted, need: wanted, grow: wanted }
     } else {
-        let room = mark.saturating_mul(2);
+        // Room for a wake-up's worth of replies (a mark raised for the rest of one large reply is
+        // met by the branch above).
+        let room = mark.min(coalesce::MAX_MARK).saturating_mul(2);
         NextRead { limit: usize::MAX, need: MIN_SPARE.max(room), grow: READ_CHUNK.max(room) }
     }
 }
@@ -84,6 +87,8 @@ pub(crate) async fn run_with<R: AsyncRead + LowWater + Unpin>(
     let mut records = Vec::new();
     let mut done = Vec::new();
     let mut after_large = false;
+    // Calls awaiting replies as of the last completion.
+    let mut outstanding = 0;
     loop {
         let next = next_read(&buf, splitter.wanted(&buf), after_large, coalescer.mark());
         if buf.capacity() - buf.len() < next.need {
@@ -126,13 +131,17 @@ pub(crate) async fn run_with<R: AsyncRead + LowWater + Unpin>(
                 }
             }
         }
-        if let Some(last) = records.last() {
-            after_large = last.len() > READ_CHUNK;
-            let outstanding = conn.complete(&mut records, &mut done);
-            if drained {
-                if let Some(mark) = coalescer.after_read(outstanding, || socket.recv_buffer().unwrap_or(0)) {
-                    set_mark(&socket, &mut coalescer, mark);
-                }
+        let completed = records.last().map(|last| last.len());
+        if let Some(len) = completed {
+            after_large = len > READ_CHUNK;
+            outstanding = conn.complete(&mut records, &mut done);
+        }
+        // Inside a fragment, the bytes of it still to come (at a boundary: the next marker's 4).
+        let rest = if splitter.at_boundary(&buf) { 0 } else { splitter.wanted(&buf) };
+        // The mark is reconsidered when replies completed, or inside a large one.
+        if drained && (completed.is_some() || rest > coalesce::MIN_REST) {
+            if let Some(mark) = coalescer.after_read(outstanding, rest, || socket.recv_buffer().unwrap_or(0)) {
+                set_mark(&socket, &mut coalescer, mark);
             }
         }
     }

@@ -37,6 +37,14 @@ on_err() {
 }
 if [[ $- == *e* ]]; then set -E; trap on_err ERR; fi
 
+# tshark's options for our captures: every TCP conversation in them is ONC RPC (NFS, MOUNT, the port
+# mapper, NFSv4 callbacks), so every port is decoded as RPC. Pinning only the server's port is not
+# enough: Wireshark binds a few ports of the ephemeral range to other protocols (TCP 57000 is IRC in
+# Wireshark 4.0) and tries the lower port first, so a client that happened to get one had its whole
+# conversation dissected as that protocol (1290 "malformed" frames, seen once in a clean-clone run).
+# Out-of-order reassembly: a capture in the TCG guest records some bursts of segments out of order.
+TSHARK_RPC=(-d "tcp.port==1-65535,rpc" -o tcp.reassemble_out_of_order:TRUE)
+
 # tmo SECS CMD...: CMD with a wall-clock limit (TERM, then KILL 5 s later); status 124 on timeout.
 tmo() { local s=$1; shift; timeout -k 5 "$s" "$@"; }
 

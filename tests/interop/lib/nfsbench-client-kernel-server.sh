@@ -35,12 +35,11 @@ vm_guest bash "$INTEROP_ROOT/tests/interop/guest/nfsbench-client.sh" "$SCEN_DIR"
 step "tshark and nfsbench decode over the capture of the randwrite job"
 PCAP=$SCEN_DIR/nfsbench-client-knfsd.pcap
 [ -f "$SCEN_DIR/capture.done" ] && [ -s "$PCAP" ] || fail "the guest left no complete capture ($PCAP)"
-MP=$(cat "$SCEN_DIR/mountd.port")
 read -r WRITES COMMITS < "$SCEN_DIR/rand4k.counts" || fail "the guest left no rand4k.counts"
 # Out-of-order reassembly: on the guest's loopback with 2 vCPUs, knfsd's threads' replies sometimes
 # reach the socket (and the capture) out of order; TCP then retransmits (spuriously), and without this
 # tshark leaves the RPC replies in those segments undissected.
-TS=(tshark -n -r "$PCAP" -d "tcp.port==$MP,rpc" -o tcp.reassemble_out_of_order:TRUE)
+TS=(tshark -n -r "$PCAP" "${TSHARK_RPC[@]}")
 first() { printf '%s\n' "$1" | sed -n "1,${2}p"; }
 tf() { local f=$1; shift; tmo 180 "${TS[@]}" -Y "$f" -T fields "${@/#/-e}" 2> "$SCEN_DIR/tshark.err"; }
 # calls_of FILTER: "PROGRAM PROCEDURE" of each RPC call in the matching frames (one frame may carry several)

@@ -6,7 +6,7 @@
 #
 #   v4_capture_check PCAP PORT MINOR NAME [CLIENT]   (CLIENT: nfsbench, the default, or kernel)
 #
-# On the host, in $SCEN_DIR: tshark 4.0 (`-d tcp.port==PORT,rpc`, out-of-order reassembly on: a capture
+# On the host, in $SCEN_DIR: tshark 4.0 (every TCP port decoded as RPC, out-of-order reassembly on: a capture
 # made in the TCG guest records some segments out of order) must find no malformed frame and no expert
 # error; lib/v4_capture_check.py judges its dissection of every RPC message (each call answered once,
 # accepted, minor version MINOR, no error status — with CLIENT kernel, none that says the server failed —
@@ -16,7 +16,7 @@
 
 v4_capture_check() {
   local pcap=$1 port=$2 minor=$3 name=$4 client=${5:-nfsbench} frames bad line rc=0
-  local ts=(tshark -n -r "$pcap" -d "tcp.port==$port,rpc" -o tcp.reassemble_out_of_order:TRUE)
+  local ts=(tshark -n -r "$pcap" "${TSHARK_RPC[@]}")
   local err=$SCEN_DIR/$name.tshark.err
   [ -s "$pcap" ] || fail "$name: no capture at $pcap"
   step "$name: tshark and nfsbench decode over $(basename "$pcap") ($(stat -c %s "$pcap") bytes)"

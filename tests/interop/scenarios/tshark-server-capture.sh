@@ -2,7 +2,7 @@
 # interop-timeout: 420
 # tshark-server-capture — Wireshark's dissectors and nfsbench's own codecs over the kernel client's
 # traffic with our server (kernel-client-tcp.pcap):
-#   tshark -d tcp.port==P,rpc: no malformed packet, no expert error, every call answered, the NFSv3
+#   tshark, every TCP port decoded as RPC: no malformed packet, no expert error, every call answered, the NFSv3
 #   procedures of the workload all decoded; `nfsbench decode` exits 0.
 # Uses the capture of this run's kernel-client-tcp when there is one; otherwise (run on its own) boots
 # the lab VM for phase 1 of that workload under tcpdump.
@@ -31,7 +31,7 @@ log "capture $PCAP: $(stat -c %s "$PCAP") bytes, server port $P"
 # A capture made inside the TCG-emulated guest can record a burst of segments out of order (tshark then
 # flags "previous segment not captured" and retransmissions that are not): without out-of-order
 # reassembly tshark drops the RPC record those segments belong to (seen with a 1 MiB WRITE).
-TS=(tshark -n -r "$PCAP" -d "tcp.port==$P,rpc" -o tcp.reassemble_out_of_order:TRUE)
+TS=(tshark -n -r "$PCAP" "${TSHARK_RPC[@]}")
 first() { printf '%s\n' "$1" | sed -n "1,${2}p"; }   # first TEXT N (reads all: no SIGPIPE under pipefail)
 # tshark_fields FILTER FIELD...: one line per matching frame
 tshark_fields() { local f=$1; shift; tmo 120 "${TS[@]}" -Y "$f" -T fields "${@/#/-e}" 2> "$SCEN_DIR/tshark.err"; }

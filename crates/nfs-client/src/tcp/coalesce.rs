@@ -49,6 +49,11 @@ pub(crate) const MAX_REST_MARK: usize = 1 << 20;
 /// several calls at once, a disk array or a thread pool, keeps its parallelism).
 pub(crate) const LEAVE_AT_SERVER: usize = 8;
 
+/// True when `rest` bytes still to come of the reply being read are enough to raise the mark for.
+pub(crate) fn inside_large_reply(rest: usize) -> bool {
+    rest > MIN_REST
+}
+
 /// Replies a wake-up waits for with `outstanding` calls awaiting theirs: all but
 /// [`LEAVE_AT_SERVER`], at most half of them.
 pub(crate) fn replies_to_wait_for(outstanding: usize) -> usize {
@@ -107,10 +112,11 @@ impl Coalescer {
         self.between_replies(outstanding, rcvbuf).max(Self::within_reply(rest, rcvbuf))
     }
 
-    /// The mark for the rest of one large reply: 1 unless more than [`MIN_REST`] is still to come.
+    /// The mark for the rest of one large reply: 1 unless more than [`MIN_REST`] is still to come
+    /// and fits it.
     fn within_reply(rest: usize, rcvbuf: usize) -> usize {
         let mark = rest.min(MAX_REST_MARK).min(rcvbuf / 4);
-        if rest > MIN_REST && mark > MIN_REST {
+        if inside_large_reply(mark) {
             mark
         } else {
             1

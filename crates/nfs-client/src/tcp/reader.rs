@@ -136,12 +136,14 @@ pub(crate) async fn run_with<R: AsyncRead + LowWater + Unpin>(
             after_large = len > READ_CHUNK;
             outstanding = conn.complete(&mut records, &mut done);
         }
-        // Inside a fragment, the bytes of it still to come (at a boundary: the next marker's 4).
-        let rest = if splitter.at_boundary(&buf) { 0 } else { splitter.wanted(&buf) };
-        // The mark is reconsidered when replies completed, or inside a large one.
-        if drained && (completed.is_some() || rest > coalesce::MIN_REST) {
-            if let Some(mark) = coalescer.after_read(outstanding, rest, || socket.recv_buffer().unwrap_or(0)) {
-                set_mark(&socket, &mut coalescer, mark);
+        if drained {
+            // Inside a fragment, the bytes of it still to come (0 at a boundary).
+            let rest = if splitter.at_boundary(&buf) { 0 } else { splitter.wanted(&buf) };
+            // The mark is reconsidered when replies completed, or inside a large one.
+            if completed.is_some() || coalesce::inside_large_reply(rest) {
+                if let Some(mark) = coalescer.after_read(outstanding, rest, || socket.recv_buffer().unwrap_or(0)) {
+                    set_mark(&socket, &mut coalescer, mark);
+                }
             }
         }
     }

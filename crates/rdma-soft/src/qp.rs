@@ -317,7 +317,7 @@ impl SoftQp {
     fn watch_quarantine(&self, cx: &mut Context<'_>, state: &mut State) {
         self.local.set_poller(cx.waker());
         loop {
-            match self.local.sweep(Instant::now()) {
+            match self.local.sweep(Instant::now) {
                 Sweep::Clear => {
                     state.hold_timer = None;
                     return;

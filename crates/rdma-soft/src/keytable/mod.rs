@@ -285,6 +285,10 @@ impl LocalTable {
     /// True when no copy by the peer holds `slot` within [`SPIN`] (or there is no peer yet).
     fn settles(&self, slot: usize) -> bool {
         let Some(peer) = self.peer.get() else { return true };
+        if !peer.busy(slot) {
+            // The usual case: no clock read.
+            return true;
+        }
         let started = Instant::now();
         loop {
             if !peer.busy(slot) {
@@ -324,11 +328,13 @@ impl LocalTable {
     }
 
     /// Ends the quarantine of every slot whose busy counter fell (or whose peer exited), freeing its
-    /// memory; reports a counter held past [`HOLD_LIMIT`]. Never blocks.
-    pub(crate) fn sweep(&self, now: Instant) -> Sweep {
+    /// memory; reports a counter held past [`HOLD_LIMIT`]. Never blocks; reads the clock (`now`) only
+    /// when a slot is quarantined.
+    pub(crate) fn sweep(&self, now: impl FnOnce() -> Instant) -> Sweep {
         if self.quarantined.load(Ordering::SeqCst) == 0 {
             return Sweep::Clear;
         }
+        let now = now();
         let Some(peer) = self.peer.get() else { return Sweep::Clear };
         let mut released = Vec::new();
         let mut slots = self.slots();

@@ -85,14 +85,14 @@ fn a_copy_in_flight_quarantines_the_slot_without_waiting_and_fails_at_its_end() 
     // bound only says it did not spin long (generous: a loaded machine may preempt this thread).
     assert!(started.elapsed() < Duration::from_millis(500), "deregistration waited {:?}", started.elapsed());
     assert!(local.is_quarantined(handle));
-    assert!(matches!(local.sweep(Instant::now()), Sweep::Until(_)));
+    assert!(matches!(local.sweep(Instant::now), Sweep::Until(_)));
     // The quarantined slot is not handed out again while the counter is up.
     let others: Vec<u32> = (1..SLOTS).map(|_| local.register(0x1000, 1, Access::NONE).expect("register")).collect();
     assert!(others.iter().all(|h| split(*h).0 != split(handle).0));
     assert!(local.register(0x1000, 1, Access::NONE).is_err());
     assert!(matches!(lease.finish(), Err(Refusal::Access(why)) if why.contains("during")));
     // The counter fell: the next sweep ends the quarantine and the slot is free again.
-    assert_eq!(local.sweep(Instant::now()), Sweep::Clear);
+    assert_eq!(local.sweep(Instant::now), Sweep::Clear);
     assert!(!local.is_quarantined(handle));
     let again = local.register(0x1000, 1, Access::NONE).expect("the slot came back");
     assert_eq!(split(again).0, split(handle).0);
@@ -108,11 +108,11 @@ fn a_counter_held_past_the_limit_is_overdue_and_the_memory_stays_until_it_falls(
     local.retire(handle, RegBuf::Writable(vec![7; 64]));
     assert!(local.slots().quarantine.iter().any(|q| q.handle == handle && q.buf.is_some()), "memory kept");
     let now = Instant::now();
-    assert!(matches!(local.sweep(now), Sweep::Until(at) if at > now + HOLD_LIMIT));
+    assert!(matches!(local.sweep(|| now), Sweep::Until(at) if at > now + HOLD_LIMIT));
     let later = now + HOLD_LIMIT + Duration::from_millis(2);
-    assert!(matches!(local.sweep(later), Sweep::Overdue { slot, .. } if slot == split(handle).0));
+    assert!(matches!(local.sweep(|| later), Sweep::Overdue { slot, .. } if slot == split(handle).0));
     drop(lease);
-    assert_eq!(local.sweep(later), Sweep::Clear);
+    assert_eq!(local.sweep(|| later), Sweep::Clear);
     assert!(local.slots().quarantine.is_empty(), "memory freed once the counter fell");
     // Memory retired after its quarantine ended is freed at once.
     local.retire(handle, RegBuf::Writable(vec![1]));

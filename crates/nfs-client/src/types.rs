@@ -228,7 +228,8 @@ pub struct ClientStats {
     /// RPC-over-RDMA: memory registrations made (each queue pair's pool once, then only chunks that
     /// did not fit it); 0 over TCP.
     pub registrations: u64,
-    /// RPC-over-RDMA: bytes copied between calls' buffers and the pool (WRITE data in, READ data out).
+    /// RPC-over-RDMA: bytes copied between calls' buffers and the pool (WRITE data in, Reply chunks
+    /// out; READ data is handed over in place).
     pub bytes_copied: u64,
 }
 

@@ -86,6 +86,13 @@ impl PoolMemory for PageMem {
         // SAFETY: inside the allocation (checked); `src` is a distinct Rust slice.
         unsafe { ptr::copy_nonoverlapping(src.as_ptr(), self.ptr.as_ptr().add(offset), src.len()) };
     }
+
+    fn view(&self, offset: usize, len: usize) -> Option<&[u8]> {
+        self.check(offset, len);
+        // SAFETY: inside the allocation (checked), which lives as long as `&self`. Lent for bytes no
+        // window is open on: the device can no longer write them once the window's key is invalidated.
+        Some(unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().add(offset), len) })
+    }
 }
 
 #[cfg(test)]

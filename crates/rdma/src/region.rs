@@ -52,7 +52,8 @@ pub enum RegBuf {
 
 /// Memory a provider allocated for a queue pair's pool (a mapping of shared memory, page-aligned
 /// memory a NIC registered): writable, never moved, freed when the last handle to it is dropped.
-/// Its bytes are reached by copies only, since the peer may write them while a window is open.
+/// Its bytes are reached by copies, since the peer may write them while a window is open, or viewed
+/// in place ([`view`](Self::view)) once no window on them is.
 pub trait PoolMemory: Send + Sync + fmt::Debug {
     /// The first byte's address in this process (its provenance exposed), for the provider.
     fn start_addr(&self) -> usize;
@@ -76,6 +77,31 @@ pub trait PoolMemory: Send + Sync + fmt::Debug {
         let mut out = vec![0; len];
         self.read(offset, &mut out);
         out
+    }
+
+    /// The `len` bytes at `offset` in place, for bytes no window is open on any more (see
+    /// [`MemoryRegion::pool_bytes`]); `None` from memory that cannot be lent so (the caller copies).
+    /// The caller has checked the range.
+    fn view(&self, _offset: usize, _len: usize) -> Option<&[u8]> {
+        None
+    }
+}
+
+/// Bytes of a pool lent in place: the region keeps the memory alive, `_keep` the caller's claim on
+/// that part of it (dropped with the last [`Bytes`] handle).
+struct PoolView<K> {
+    region: MemoryRegion,
+    offset: usize,
+    len: usize,
+    _keep: K,
+}
+
+impl<K> AsRef<[u8]> for PoolView<K> {
+    fn as_ref(&self) -> &[u8] {
+        match &self.region.inner.buf {
+            RegBuf::Pool(pool) => pool.view(self.offset, self.len).unwrap_or_default(),
+            RegBuf::ReadOnly(_) | RegBuf::Writable(_) => &[],
+        }
     }
 }
 
@@ -233,6 +259,21 @@ impl MemoryRegion {
     /// [`read_at`](Self::read_at) does into a buffer of the caller's). Only for pools.
     pub fn read_vec_at(&self, offset: usize, len: usize) -> Result<Vec<u8>, crate::RdmaError> {
         Ok(self.pool_range(offset, len)?.read_vec(offset, len))
+    }
+
+    /// The `len` bytes of a pool region at `offset` as [`Bytes`] without a copy where the provider
+    /// lends its memory in place, else copied as by [`read_vec_at`](Self::read_vec_at). `keep` is what
+    /// stops that part of the pool being reused (the caller's lease on it): it is dropped with the
+    /// last handle to the bytes, or at once when they were copied. Only for bytes no window is open on
+    /// any more (what a peer RDMA-Wrote for a call that has completed) and that the caller treats as
+    /// opaque data: a peer that breaks the rules may still write memory it maps (the soft provider's
+    /// pool), which can change those bytes but never the caller's decisions.
+    pub fn pool_bytes<K: Send + 'static>(&self, offset: usize, len: usize, keep: K) -> Result<Bytes, crate::RdmaError> {
+        let pool = self.pool_range(offset, len)?;
+        if pool.view(offset, len).is_none() {
+            return Ok(Bytes::from(pool.read_vec(offset, len)));
+        }
+        Ok(Bytes::from_owner(PoolView { region: self.clone(), offset, len, _keep: keep }))
     }
 
     /// Copies `src` into a pool region at `offset` (a payload the peer will RDMA-Read, or that we

@@ -12,6 +12,10 @@
 //! what it remembered. A chunk longer than a piece, or a call that finds every piece out, registers
 //! memory of its own as before (counted by the provider's
 //! [`registrations`](rdma::QueuePair::registrations)).
+//!
+//! READ data the server wrote is handed to the caller in place ([`Lent::into_bytes`]): the piece stays
+//! out of the pool until the last handle to those bytes is dropped, so a caller that keeps READ data
+//! keeps pieces, and calls beyond them register memory of their own.
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -184,6 +188,15 @@ impl Lent {
         self.close();
         Ok(Bytes::from(self.pool.region.read_vec_at(self.index * self.pool.piece_len, len.min(self.len()))?))
     }
+
+    /// The first `len` bytes of the piece in place after the window closed: the piece stays out of
+    /// the pool until the last handle to them is dropped (copied where the provider cannot lend its
+    /// memory so). For opaque data only (see [`MemoryRegion::pool_bytes`]).
+    pub(crate) fn into_bytes(self, len: usize) -> Result<Bytes, RdmaError> {
+        self.close();
+        let (region, at, len) = (self.pool.region.clone(), self.index * self.pool.piece_len, len.min(self.len()));
+        region.pool_bytes(at, len, self)
+    }
 }
 
 impl Drop for Lent {
@@ -244,6 +257,34 @@ mod tests {
         server.post_write(1, &source, 0, lent.segment().expect("segment")).expect("write");
         assert!(matches!(next(&*server).await[0].result, Ok(CompletionKind::Write)));
         assert_eq!(lent.take(5000).expect("copied out"), data);
+    }
+
+    #[tokio::test]
+    async fn bytes_lent_in_place_keep_their_piece_out_of_the_pool_and_the_servers_key_dead() {
+        let (client, server) = pair(1).await;
+        let pool = pool_of(&*client);
+        let lent = pool.lend_writable(&*client, 4096).expect("a piece").expect("window");
+        let segment = lent.segment().expect("segment");
+        let data: Vec<u8> = (0..4096u32).map(|i| (i % 253) as u8).collect();
+        let source = server.register(RegBuf::ReadOnly(Bytes::from(data.clone())), Access::NONE).expect("reg");
+        server.post_write(1, &source, 0, segment).expect("write");
+        assert!(matches!(next(&*server).await[0].result, Ok(CompletionKind::Write)));
+        let copied_out = client.registrations();
+        let bytes = lent.into_bytes(4096).expect("lent in place");
+        assert_eq!(bytes, data);
+        assert_eq!(client.registrations(), copied_out, "no registration");
+        assert_eq!(pool.idle_pieces(), 0, "the piece is out while its bytes are held");
+        assert!(pool.lend_writable(&*client, 64).is_none());
+        // The call is over: the server's key no longer reaches the piece the bytes live in.
+        server.post_write(2, &source, 0, segment).expect("posted");
+        let done = next(&*server).await;
+        assert!(matches!(&done[0].result, Err(WcError::RemoteAccess(_))), "{done:?}");
+        assert_eq!(bytes, data, "the bytes are untouched");
+        let half = bytes.slice(..2048);
+        drop(bytes);
+        assert_eq!(pool.idle_pieces(), 0, "a slice still holds the piece");
+        drop(half);
+        assert_eq!(pool.idle_pieces(), 1, "back once the last handle is gone");
     }
 
     #[tokio::test]

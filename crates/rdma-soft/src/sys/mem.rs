@@ -186,6 +186,15 @@ impl SharedMem {
         out
     }
 
+    /// The `len` bytes of the mapping at `offset`, in place (the range must fit).
+    pub(crate) fn view(&self, offset: usize, len: usize) -> &[u8] {
+        assert!(offset.checked_add(len).is_some_and(|end| end <= self.len));
+        // SAFETY: the range is inside the mapping, which lives as long as `&self`. Used for pool bytes
+        // no window is open on: an honest peer no longer writes them; one that breaks the rules and
+        // writes its mapping anyway changes only the bytes seen, which callers treat as opaque data.
+        unsafe { std::slice::from_raw_parts(self.ptr.add(offset), len) }
+    }
+
     /// An RDMA Read or Write between `region` (registered here) at `region_offset` and this mapping
     /// of the peer's pool at `offset`, `len` bytes, by memcpy: `ToPeer` copies the region into the
     /// mapping, `FromPeer` the mapping into the region (which must then be writable). False, and
@@ -255,6 +264,10 @@ impl rdma::PoolMemory for PoolMem {
 
     fn write(&self, offset: usize, src: &[u8]) {
         self.0.write_bytes(offset, src);
+    }
+
+    fn view(&self, offset: usize, len: usize) -> Option<&[u8]> {
+        Some(self.0.view(offset, len))
     }
 }
 

@@ -65,6 +65,20 @@ async fn a_lost_reply_is_answered_from_the_reply_cache_on_the_same_slot() {
 }
 
 #[tokio::test]
+async fn a_lost_reply_the_server_did_not_cache_is_sent_again_as_a_new_request() {
+    let server = FakeV4::start(Config::default(), LEASE).await;
+    let client = server.mount("vers=4.1").await.expect("mount");
+    let file = open(&client, "uncached").await;
+    server.cache_replies(false);
+    server.lose_replies(1);
+    let w = client.write(&file, 0, block(7), StableHow::FileSync).await.expect("write");
+    assert_eq!(w.count, 4096);
+    assert_eq!(server.count("UNCACHED REPLAY"), 1, "the resend met knfsd's NFS4ERR_RETRY_UNCACHED_REP");
+    assert_eq!(server.count("WRITE"), 2, "then went again on a new sequence id");
+    assert_eq!(server.file("uncached").expect("file")[..4096], block(7)[..]);
+}
+
+#[tokio::test]
 async fn a_server_restart_is_recovered_by_reclaiming_the_open_files() {
     let server = FakeV4::start(Config::default(), LEASE).await;
     let client = server.mount("vers=4.1").await.expect("mount");

@@ -21,12 +21,15 @@ use crate::transport::RpcReply;
 
 /// Reopens of a revoked open one call tries before it fails.
 const MAX_REOPENS: u32 = 2;
+/// Sends of a call answered NFS4ERR_RETRY_UNCACHED_REP one call makes again before it fails.
+const MAX_UNCACHED_RETRIES: u32 = 2;
 
 /// The retries a call has made so far.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Retries {
     delays: u32,
     reopens: u32,
+    uncached: u32,
 }
 
 /// What a reply leads to.
@@ -123,6 +126,14 @@ impl Session {
                 match status {
                     // RFC 8881 §15.1.1.3, §15.1.9.2: try again later (Linux: nfs4_delay, 0.1 s to 15 s).
                     NfsErr4::Delay | NfsErr4::Grace => Ok(Step::Delay),
+                    // A call sent again on its slot after a reconnection whose first reply the server
+                    // did not cache: knfsd replays SEQUENCE and answers the next operation so (its
+                    // nfsd4_enc_sequence_replay). The slot has moved on; the call goes again as a new
+                    // request, as Linux's nfs4_do_handle_exception retries it.
+                    NfsErr4::RetryUncachedRep if retries.uncached < MAX_UNCACHED_RETRIES => {
+                        retries.uncached += 1;
+                        Ok(Step::NewSlot)
+                    }
                     e if mode == Mode::Normal && loss_of_op_error(e).is_some() => {
                         self.kick(Loss::ClientId, Some(generation));
                         Ok(Step::NewSlot)

@@ -120,6 +120,11 @@ impl FakeV4 {
 
     /// The next `n` COMPOUNDs with READ or WRITE are executed, but their connection is cut before the
     /// reply goes out: the client must resend on its slot, and gets the cached reply.
+    /// Whether replies are kept in the slots' reply caches (by default they are).
+    pub fn cache_replies(&self, cached: bool) {
+        self.inner.state.lock().expect("lock").uncached = !cached;
+    }
+
     pub fn lose_replies(&self, n: u32) {
         self.inner.lose_replies.store(n, SeqCst);
     }

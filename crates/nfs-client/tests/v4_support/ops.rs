@@ -61,7 +61,16 @@ pub fn compound(st: &mut State, cfg: &Config, body: &[u8], now: Instant) -> (Vec
     if let Some(NfsArgOp::Sequence(seq)) = ops.first() {
         match ev.sequence(seq) {
             Ok(Ok(ok)) => slot_of = Some((seq.sessionid, seq.slotid, ok)),
-            Ok(Err(cached)) => return (cached, vec!["REPLAY"]),
+            Ok(Err(Some(cached))) => return (cached, vec!["REPLAY"]),
+            Ok(Err(None)) => {
+                // knfsd's nfsd4_enc_sequence_replay for a reply it did not cache: SEQUENCE replayed,
+                // the next operation NFS4ERR_RETRY_UNCACHED_REP.
+                let mut results = vec![NfsResOp::Sequence(Nfs4Result::Ok(ev.replayed(seq)))];
+                if let Some(next) = ops.get(1) {
+                    results.push(NfsResOp::error(next.op(), NfsErr4::RetryUncachedRep));
+                }
+                return (encode(&Compound4Res::new(&tag, results)), vec!["UNCACHED REPLAY"]);
+            }
             Err(e) => {
                 let res = Compound4Res::new(&tag, vec![NfsResOp::error(OpNum4::Sequence, e)]);
                 return (encode(&res), names);
@@ -93,7 +102,8 @@ pub fn compound(st: &mut State, cfg: &Config, body: &[u8], now: Instant) -> (Vec
     let reply = encode(&Compound4Res::new(&tag, results));
     if let Some((sessionid, slotid, _)) = slot_of {
         if let Some(slot) = ev.st.sessions.get_mut(&sessionid).and_then(|s| s.slots.get_mut(slotid as usize)) {
-            slot.reply = Some(reply.clone());
+            slot.used = true;
+            slot.reply = (!ev.st.uncached).then(|| reply.clone());
         }
     }
     (reply, names)
@@ -106,16 +116,17 @@ fn encode<T: XdrEncode>(value: &T) -> Vec<u8> {
 }
 
 impl Eval<'_> {
-    /// SEQUENCE (RFC 8881 §18.46.3): `Ok(Ok)` to go on, `Ok(Err(reply))` for a replay's cached reply.
-    fn sequence(&mut self, seq: &SequenceArgs) -> Result<Result<SequenceResOk, Vec<u8>>, NfsErr4> {
+    /// SEQUENCE (RFC 8881 §18.46.3): `Ok(Ok)` to go on, `Ok(Err(reply))` for a replay with its cached
+    /// reply, if one was cached.
+    fn sequence(&mut self, seq: &SequenceArgs) -> Result<Result<SequenceResOk, Option<Vec<u8>>>, NfsErr4> {
         self.st.expire(self.now);
         let target = self.st.target;
         let Some(session) = self.st.sessions.get_mut(&seq.sessionid) else { return err(NfsErr4::BadSession) };
         let top = session.slots.len() as u32 - 1;
         let Some(slot) = session.slots.get_mut(seq.slotid as usize) else { return err(NfsErr4::BadSlot) };
         let slotid = seq.slotid;
-        if seq.sequenceid == slot.seq && slot.reply.is_some() {
-            return Ok(Err(slot.reply.clone().unwrap_or_default()));
+        if seq.sequenceid == slot.seq && slot.used {
+            return Ok(Err(slot.reply.clone()));
         }
         if seq.sequenceid != slot.seq.wrapping_add(1) {
             return err(NfsErr4::SeqMisordered);
@@ -137,6 +148,19 @@ impl Eval<'_> {
             target_highest_slotid: target,
             status_flags: 0,
         }))
+    }
+
+    /// SEQUENCE's result for a replay of `seq`.
+    fn replayed(&self, seq: &SequenceArgs) -> SequenceResOk {
+        let top = self.st.sessions.get(&seq.sessionid).map_or(0, |s| s.slots.len() as u32 - 1);
+        SequenceResOk {
+            sessionid: seq.sessionid,
+            sequenceid: seq.sequenceid,
+            slotid: seq.slotid,
+            highest_slotid: top,
+            target_highest_slotid: top,
+            status_flags: 0,
+        }
     }
 
     pub(super) fn cur(&self) -> Result<u64, NfsErr4> {

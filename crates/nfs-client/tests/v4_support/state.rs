@@ -28,11 +28,13 @@ pub struct Client {
     pub last_renewal: Instant,
 }
 
-/// One slot of a session: the last sequence id and the reply body it got.
+/// One slot of a session: the last sequence id and the reply body it got (if cached).
 #[derive(Debug, Clone, Default)]
 pub struct Slot {
     pub seq: u32,
     pub reply: Option<Vec<u8>>,
+    /// A request was done on it (with `seq`).
+    pub used: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -66,6 +68,8 @@ pub struct State {
     pub target: Option<u32>,
     /// The highest slot a new request came on, since last reset.
     pub max_slot_seen: u32,
+    /// Replies are not kept in the slots: a replay is answered as knfsd answers one it did not cache.
+    pub uncached: bool,
 }
 
 pub const ROOT: u64 = 1;
@@ -86,6 +90,7 @@ impl State {
             counter: 0,
             target: None,
             max_slot_seen: 0,
+            uncached: false,
         }
     }
 

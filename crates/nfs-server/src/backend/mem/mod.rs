@@ -32,6 +32,7 @@
 mod dir;
 mod inode;
 mod namespace;
+mod page_table;
 mod pages;
 mod table;
 #[cfg(test)]

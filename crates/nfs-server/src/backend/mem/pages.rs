@@ -8,13 +8,13 @@
 //! still holds after the file moved on lives until the transport sends that reply (bounded by what the
 //! transports hold in flight). Holes read as slices of one static zero page: no allocation.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use bytes::Bytes;
 use nfs3_proto::{CreateVerf3, NfsErr3};
 
+use super::page_table::PageTable;
 use crate::backend::BackendResult;
 use crate::payload::PayloadData;
 
@@ -98,7 +98,7 @@ impl Space {
 /// allocated page is zero, so extending a file never has to clear anything.
 pub(super) struct FileData {
     size: u64,
-    pages: BTreeMap<u64, Page>,
+    pages: PageTable<Page>,
     /// RFC 1813 §3.3.8: the EXCLUSIVE create verifier, kept until the first SETATTR (the client's follow-up
     /// that ends the retransmission window, as knfsd's verifier-in-the-times scheme does).
     pub(super) verifier: Option<CreateVerf3>,
@@ -107,7 +107,7 @@ pub(super) struct FileData {
 impl FileData {
     /// A file of `size` bytes that is all hole (no pages, so nothing is taken from the budget).
     pub(super) fn new(size: u64, verifier: Option<CreateVerf3>) -> FileData {
-        FileData { size, pages: BTreeMap::new(), verifier }
+        FileData { size, pages: PageTable::new(), verifier }
     }
 
     pub(super) fn size(&self) -> u64 {
@@ -116,7 +116,7 @@ impl FileData {
 
     /// Bytes of allocated pages (`used` in fattr3).
     pub(super) fn used_bytes(&self) -> u64 {
-        (self.pages.len() as u64) << PAGE_SHIFT
+        self.pages.len() << PAGE_SHIFT
     }
 
     /// Up to `count` bytes at `offset` as slices of the file's pages (holes as slices of the zero page),
@@ -131,7 +131,7 @@ impl FileData {
             let start = (pos & PAGE_MASK) as usize;
             let chunk = (PAGE_BYTES - (pos & PAGE_MASK)).min(end - pos) as usize;
             // start < PAGE_SIZE and start + chunk <= PAGE_SIZE by construction.
-            data.push(match self.pages.get(&(pos >> PAGE_SHIFT)) {
+            data.push(match self.pages.get(pos >> PAGE_SHIFT) {
                 Some(page) => Bytes::from_owner(Held(Arc::clone(page))).slice(start..start + chunk),
                 None => Bytes::from_static(&ZERO_PAGE[..chunk]),
             });
@@ -148,14 +148,14 @@ impl FileData {
         }
         let end = offset.checked_add(data.len() as u64).filter(|&end| end <= MAX_FILE_SIZE).ok_or(NfsErr3::FBig)?;
         let (first, last) = (offset >> PAGE_SHIFT, (end - 1) >> PAGE_SHIFT);
-        let missing = (first..=last).filter(|index| !self.pages.contains_key(index)).count();
+        let missing = (first..=last).filter(|&index| !self.pages.contains(index)).count();
         space.reserve(missing as u64)?;
         let mut pos = offset;
         let mut rest = data;
         while !rest.is_empty() {
             let start = (pos & PAGE_MASK) as usize;
             let (head, tail) = rest.split_at((PAGE_SIZE - start).min(rest.len()));
-            let page = self.pages.entry(pos >> PAGE_SHIFT).or_insert_with(new_page);
+            let page = self.pages.get_or_insert_with(pos >> PAGE_SHIFT, new_page);
             Arc::make_mut(page).0[start..start + head.len()].copy_from_slice(head);
             pos += head.len() as u64;
             rest = tail;
@@ -169,11 +169,10 @@ impl FileData {
     pub(super) fn set_size(&mut self, size: u64, space: &Space) {
         if size < self.size {
             let first_dropped = size.div_ceil(PAGE_BYTES);
-            let dropped = self.pages.split_off(&first_dropped);
-            space.release(dropped.len() as u64);
+            space.release(self.pages.remove(first_dropped..u64::MAX));
             let tail = (size & PAGE_MASK) as usize;
             if tail != 0 {
-                if let Some(page) = self.pages.get_mut(&(size >> PAGE_SHIFT)) {
+                if let Some(page) = self.pages.get_mut(size >> PAGE_SHIFT) {
                     Arc::make_mut(page).0[tail..].fill(0);
                 }
             }
@@ -187,7 +186,7 @@ impl FileData {
         if offset >= self.size {
             return None;
         }
-        let mut pages = self.pages.range(offset >> PAGE_SHIFT..).map(|(index, _)| *index);
+        let mut pages = self.pages.indices(offset >> PAGE_SHIFT..u64::MAX);
         if data {
             let start = pages.next()? << PAGE_SHIFT;
             return (start < self.size).then_some(start.max(offset));
@@ -212,18 +211,14 @@ impl FileData {
         let first_whole = offset.div_ceil(PAGE_BYTES);
         let after_whole = end >> PAGE_SHIFT;
         if first_whole < after_whole {
-            let inner: Vec<u64> = self.pages.range(first_whole..after_whole).map(|(i, _)| *i).collect();
-            for index in &inner {
-                self.pages.remove(index);
-            }
-            space.release(inner.len() as u64);
+            space.release(self.pages.remove(first_whole..after_whole));
         }
         // The partial pages at either edge keep their other bytes.
         let mut pos = offset;
         while pos < end {
             let page_end = ((pos >> PAGE_SHIFT) + 1) << PAGE_SHIFT;
             let stop = page_end.min(end);
-            if let Some(page) = self.pages.get_mut(&(pos >> PAGE_SHIFT)) {
+            if let Some(page) = self.pages.get_mut(pos >> PAGE_SHIFT) {
                 Arc::make_mut(page).0[(pos & PAGE_MASK) as usize..=((stop - 1) & PAGE_MASK) as usize].fill(0);
             }
             pos = stop;
@@ -238,10 +233,10 @@ impl FileData {
             return Ok(());
         }
         let (first, last) = (offset >> PAGE_SHIFT, (end - 1) >> PAGE_SHIFT);
-        let present = self.pages.range(first..=last).count() as u64;
+        let present = self.pages.indices(first..last + 1).count() as u64;
         space.reserve(last - first + 1 - present)?;
         for index in first..=last {
-            self.pages.entry(index).or_insert_with(new_page);
+            self.pages.get_or_insert_with(index, new_page);
         }
         self.size = self.size.max(end);
         Ok(())
@@ -249,7 +244,7 @@ impl FileData {
 
     /// Frees every page (the file's last link is gone).
     pub(super) fn release_all(&mut self, space: &Space) {
-        space.release(self.pages.len() as u64);
+        space.release(self.pages.len());
         self.pages.clear();
     }
 }
@@ -270,12 +265,12 @@ mod tests {
         file.write(0, b"before", &space).expect("write");
         let (held, eof) = file.read(0, 6);
         assert!(eof);
-        let page = file.pages.get(&0).expect("page 0");
+        let page = file.pages.get(0).expect("page 0");
         assert_eq!(held.slices()[0].as_ptr(), page.0.as_ptr(), "the reply points into the page");
         file.write(0, b"AFTER!", &space).expect("write");
         assert_eq!(held.to_vec(), b"before", "the held slice keeps its bytes");
         assert_eq!(file.read(0, 6).0.to_vec(), b"AFTER!");
-        assert_ne!(file.pages.get(&0).expect("page 0").0.as_ptr(), held.slices()[0].as_ptr(), "copied on write");
+        assert_ne!(file.pages.get(0).expect("page 0").0.as_ptr(), held.slices()[0].as_ptr(), "copied on write");
         assert_eq!(space.used_bytes(), PAGE_BYTES, "the copy takes no second page of the budget");
     }
 
@@ -284,10 +279,10 @@ mod tests {
         let space = Space::new(1 << 20);
         let mut file = FileData::new(0, None);
         file.write(0, b"one", &space).expect("write");
-        let before = file.pages.get(&0).expect("page").0.as_ptr();
+        let before = file.pages.get(0).expect("page").0.as_ptr();
         drop(file.read(0, 3));
         file.write(0, b"two", &space).expect("write");
-        assert_eq!(file.pages.get(&0).expect("page").0.as_ptr(), before);
+        assert_eq!(file.pages.get(0).expect("page").0.as_ptr(), before);
     }
 
     #[test]

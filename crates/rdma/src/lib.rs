@@ -23,7 +23,9 @@
 //!   per connection ([`QpConfig::pool_bytes`]); [`QueuePair::open_window`] gives the peer access to a
 //!   piece of it for one RPC under a handle of its own, refused once the [`Window`] is closed; and
 //!   [`QueuePair::post_write_gather`] RDMA-Writes from memory the caller never registered (a RAM
-//!   backend's pages). [`QueuePair::registrations`] counts what was registered.
+//!   backend's pages). [`QueuePair::registrations`] counts what was registered. Bytes the peer wrote
+//!   into the pool are copied out, or lent in place once no window is open on them
+//!   ([`MemoryRegion::pool_bytes`]) when the caller treats them as opaque data.
 //! - [`QueuePair::poll_completions`]: the completion queue, async-ready (a waker is woken when more
 //!   arrive). After an error every outstanding request completes with [`WcError::Flushed`] and then the
 //!   poll returns [`RdmaError::Disconnected`].

@@ -49,26 +49,33 @@ impl Chunk {
         Ok(Segment { handle: remote.handle, length: remote.length, offset: remote.offset })
     }
 
-    /// Bytes [`into_bytes`](Self::into_bytes) copies: a piece of the pool, unless lent in place.
-    fn copied_out(&self, in_place: bool) -> u64 {
+    /// Bytes [`into_bytes`](Self::into_bytes) copies.
+    fn copied_out(&self) -> u64 {
         match self {
-            Chunk::Lent(lent) if !in_place => lent.len() as u64,
-            Chunk::Lent(_) | Chunk::Registered(_) => 0,
+            Chunk::Lent(lent) => lent.len() as u64,
+            Chunk::Registered(_) => 0,
         }
     }
 
-    /// The chunk's bytes once the server's access has ended. `in_place`: a piece of the pool is lent
-    /// as it is, not copied out (for opaque data only: the Write chunk's READ data, which nothing in
-    /// the client decodes).
-    fn into_bytes(self, in_place: bool) -> Result<Bytes, BufferHeld> {
+    /// The chunk's bytes once the server's access has ended, a piece of the pool copied out.
+    fn into_bytes(self) -> Result<Bytes, BufferHeld> {
         match self {
-            Chunk::Lent(lent) if in_place => {
-                let len = lent.len();
-                lent.into_bytes(len).map_err(|_| BufferHeld)
-            }
             Chunk::Lent(lent) => lent.take(lent.len()).map_err(|_| BufferHeld),
             // Only a provider's posted operation holds a clone, and we post none on reply buffers.
             Chunk::Registered(region) => region.into_buffer().map(RegBuf::into_bytes).map_err(|_| BufferHeld),
+        }
+    }
+
+    /// [`into_bytes`](Self::into_bytes) for opaque data (the Write chunk's READ data, which nothing in
+    /// the client decodes): a piece of the pool is lent as it is, not copied out (both providers lend
+    /// their pools in place).
+    fn into_payload(self) -> Result<Bytes, BufferHeld> {
+        match self {
+            Chunk::Lent(lent) => {
+                let len = lent.len();
+                lent.into_bytes(len).map_err(|_| BufferHeld)
+            }
+            registered @ Chunk::Registered(_) => registered.into_bytes(),
         }
     }
 }
@@ -103,12 +110,10 @@ impl Regions {
     /// memory a peer maps.
     pub(crate) fn into_offered(self) -> Result<(Offered, u64), BufferHeld> {
         self.invalidate();
-        let copied =
-            self.write.iter().map(|c| c.copied_out(true)).chain(self.reply.iter().map(|c| c.copied_out(false)));
-        let copied = copied.sum();
+        let copied = self.reply.as_ref().map_or(0, Chunk::copied_out);
         let offered = Offered {
-            write: self.write.map(|c| c.into_bytes(true)).transpose()?,
-            reply: self.reply.map(|c| c.into_bytes(false)).transpose()?,
+            write: self.write.map(Chunk::into_payload).transpose()?,
+            reply: self.reply.map(Chunk::into_bytes).transpose()?,
         };
         Ok((offered, copied))
     }

@@ -285,16 +285,13 @@ impl LocalTable {
     /// True when no copy by the peer holds `slot` within [`SPIN`] (or there is no peer yet).
     fn settles(&self, slot: usize) -> bool {
         let Some(peer) = self.peer.get() else { return true };
-        if !peer.busy(slot) {
-            // The usual case: no clock read.
-            return true;
-        }
-        let started = Instant::now();
+        // The clock is read only once the counter is seen up (the usual case reads none).
+        let mut started = None;
         loop {
             if !peer.busy(slot) {
                 return true;
             }
-            if started.elapsed() >= SPIN {
+            if started.get_or_insert_with(Instant::now).elapsed() >= SPIN {
                 return false;
             }
             std::hint::spin_loop();

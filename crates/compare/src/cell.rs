@@ -83,7 +83,16 @@ impl ClientSetup {
     pub fn run_args(&self, case: &Case, fio_args: &[String], link: Option<&LinkSpec>, json: &Path) -> Vec<String> {
         let mut args = vec!["run".to_string()];
         args.extend(fio_args.iter().cloned());
-        args.extend(["--target".into(), self.target.clone(), "-o".into(), self.mount_options(case)]);
+        match case.block_target(crate::plan::target_host(&self.target)) {
+            Some(url) => {
+                args.extend(["--target".into(), url]);
+                let options = case.mount_options();
+                if !options.is_empty() {
+                    args.extend(["-o".into(), options]);
+                }
+            }
+            None => args.extend(["--target".into(), self.target.clone(), "-o".into(), self.mount_options(case)]),
+        }
         if case.is_kernel() {
             // Validation refused the link and nfsbench's RDMA flags for this engine.
             args.extend(["--engine".into(), "kernel".into()]);
@@ -115,7 +124,9 @@ impl ClientSetup {
         json: &Path,
     ) -> Result<RepMeasure, CellError> {
         let args = self.run_args(case, &workload.fio_args(runtime, ramp), link, json);
-        self.run_client(&args, json, workload.clients)?;
+        let ran = self.run_client(&args, json, workload.clients);
+        self.sweep_block(case, json);
+        ran?;
         let path = || json.to_path_buf();
         let text = std::fs::read_to_string(json).map_err(|source| CellError::Read { path: path(), source })?;
         let doc: serde_json::Value =
@@ -137,7 +148,39 @@ impl ClientSetup {
             "--group_reporting".into(),
         ];
         // Over the plain path: laying out is not measured.
-        self.run_client(&self.run_args(case, &fio, None, json), json, workload.clients)
+        let ran = self.run_client(&self.run_args(case, &fio, None, json), json, workload.clients);
+        self.sweep_block(case, json);
+        ran
+    }
+
+    /// After a block case's run, whatever way it ended: detach what the kernel still holds for its
+    /// target (a run killed before it could log out), and say so in the cell's stderr log.
+    fn sweep_block(&self, case: &Case, json: &Path) {
+        let Some(url) = case.block_target(crate::plan::target_host(&self.target)) else {
+            return;
+        };
+        let Ok(target) = kernel_attach::Target::parse(&url) else {
+            return;
+        };
+        let lines =
+            match kernel_attach::sweep(&target, &kernel_attach::SystemRunner, &kernel_attach::Sysfs::new("/sys")) {
+                Ok(undone) => undone
+                    .into_iter()
+                    .map(|u| format!("nfsbench compare: left attached by the run, undone: {u}"))
+                    .collect(),
+                Err(e) => vec![format!("nfsbench compare: checking for what the run left attached to {url}: {e}")],
+            };
+        if lines.is_empty() {
+            return;
+        }
+        let err_path = json.with_extension("err");
+        let mut log = std::fs::OpenOptions::new().append(true).create(true).open(&err_path).ok();
+        for line in &lines {
+            eprintln!("{line}");
+            if let Some(log) = log.as_mut() {
+                let _ = std::io::Write::write_all(log, format!("{line}\n").as_bytes());
+            }
+        }
     }
 
     fn run_client(&self, args: &[String], json: &Path, clients: Option<u32>) -> Result<(), CellError> {

@@ -1,6 +1,6 @@
 //! What one repetition of one cell measured, read from the fio JSON (json+) that `nfsbench run` wrote.
 
-use crate::results::{KernelCounters, Negotiation, RdmaCounters};
+use crate::results::{DeviceCounters, KernelCounters, Negotiation, RdmaCounters};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -56,11 +56,31 @@ pub struct KernelTotals {
     pub exec_ms: f64,
     pub backlog_ms: f64,
     pub rdma: Option<RdmaCounters>,
+    /// A block case's device: I/Os, bytes and the stat file's ticks (ms).
+    pub device: Option<DeviceTotals>,
+}
+
+/// A block device's counters over windows, as sums.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceTotals {
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub ticks_ms: u64,
 }
 
 impl KernelTotals {
     /// Both windows' counters together.
     pub fn add(&mut self, other: &KernelTotals) {
+        if let Some(d) = &other.device {
+            let a = self.device.get_or_insert_with(DeviceTotals::default);
+            a.read_ios += d.read_ios;
+            a.write_ios += d.write_ios;
+            a.bytes_read += d.bytes_read;
+            a.bytes_written += d.bytes_written;
+            a.ticks_ms += d.ticks_ms;
+        }
         self.rpcs += other.rpcs;
         self.retransmissions += other.retransmissions;
         self.timeouts += other.timeouts;
@@ -94,6 +114,16 @@ impl KernelTotals {
             exec_ms: mean(self.exec_ms),
             backlog_ms: mean(self.backlog_ms),
             rdma: self.rdma.clone(),
+            device: self.device.as_ref().map(|d| {
+                let ios = d.read_ios + d.write_ios;
+                DeviceCounters {
+                    read_ios: d.read_ios,
+                    write_ios: d.write_ios,
+                    bytes_read: d.bytes_read,
+                    bytes_written: d.bytes_written,
+                    mean_ms: if ios > 0 { d.ticks_ms as f64 / ios as f64 } else { 0.0 },
+                }
+            }),
         }
     }
 }
@@ -221,6 +251,16 @@ fn kernel_rep(k: &Value) -> Option<KernelRep> {
             exec_ms: f(&w["exec_ms_total"]),
             backlog_ms: f(&w["backlog_ms_total"]),
             rdma,
+            device: w["device"].is_object().then(|| {
+                let d = &w["device"];
+                DeviceTotals {
+                    read_ios: u(&d["read_ios"]),
+                    write_ios: u(&d["write_ios"]),
+                    bytes_read: u(&d["bytes_read"]),
+                    bytes_written: u(&d["bytes_written"]),
+                    ticks_ms: u(&d["read_ticks_ms"]) + u(&d["write_ticks_ms"]),
+                }
+            }),
         },
     })
 }

@@ -68,10 +68,66 @@ impl std::fmt::Display for Engine {
 /// rpcbind, so a kernel mount names it.
 pub const NFS_RDMA_PORT: u16 = 20049;
 
-/// A named set of mount options.
+/// What a case measures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CaseKind {
+    /// An NFS export, through nfsbench's own client or the kernel's (the case's [`Engine`]).
+    #[default]
+    Nfs,
+    /// A block device the kernel's own initiator attaches (NVMe/TCP, NVMe/RDMA, iSCSI, iSER): always
+    /// the kernel engine.
+    Block(kernel_attach::Kind),
+}
+
+impl CaseKind {
+    /// "nfs", or a block kind as [`kernel_attach::Kind`] writes it ("nvme-rdma").
+    pub fn parse(text: &str) -> Option<CaseKind> {
+        match text {
+            "nfs" => Some(CaseKind::Nfs),
+            other => kernel_attach::Kind::parse(other).map(CaseKind::Block),
+        }
+    }
+}
+
+impl std::fmt::Display for CaseKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CaseKind::Nfs => f.write_str("nfs"),
+            CaseKind::Block(kind) => kind.fmt(f),
+        }
+    }
+}
+
+impl serde::Serialize for CaseKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for CaseKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<CaseKind, D::Error> {
+        let text = String::deserialize(d)?;
+        CaseKind::parse(&text).ok_or_else(|| serde::de::Error::custom(format!("unknown case kind '{text}'")))
+    }
+}
+
+/// The host part of a plan's target (`HOST:/EXPORT`, `[IPv6]:/EXPORT`, `nfs://HOST[:PORT]/...` or a bare
+/// host): where a block case finds its target.
+pub fn target_host(target: &str) -> &str {
+    let t = target.strip_prefix("nfs://").unwrap_or(target);
+    match t.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(v6),
+        None => t.split([':', '/']).next().unwrap_or(t),
+    }
+}
+
+/// A named set of mount options, or of a block transport's attach options.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Case {
     pub name: String,
+    /// What it measures: NFS (the default) or a block transport.
+    #[serde(default)]
+    pub kind: CaseKind,
     /// The client that runs it.
     #[serde(default)]
     pub engine: Engine,
@@ -87,11 +143,40 @@ pub struct Case {
     pub options: Option<String>,
     pub rdma_credits: Option<u32>,
     pub rdma_inline: Option<u32>,
+    /// A block case's target on the host: its NVMe subsystem's NQN or its iSCSI target's IQN (`None`:
+    /// the name `lab/targets/block-target.sh` gives, [`DEFAULT_NQN`] or [`DEFAULT_IQN`]).
+    #[serde(default)]
+    pub target_name: Option<String>,
+    /// A block case's port (`None`: the kind's own, 4420 for NVMe-oF and 3260 for iSCSI).
+    #[serde(default)]
+    pub port: Option<u16>,
 }
 
+/// The NVMe subsystem `lab/targets/block-target.sh` serves.
+pub const DEFAULT_NQN: &str = "nqn.2026-11.io.nfsbench:ram0";
+/// The iSCSI target `lab/targets/block-target.sh` serves.
+pub const DEFAULT_IQN: &str = "iqn.2026-11.io.nfsbench:ram0";
+
 impl Case {
-    /// The case once per NFS version, each named "NAME-vVERS" with its own `vers`.
+    /// A block case of `kind` with its attach options (`nr_io_queues=2,queue_size=128`), run by the
+    /// kernel engine against the default target names.
+    pub fn block(name: &str, kind: kernel_attach::Kind, options: &str) -> Case {
+        Case {
+            name: name.to_string(),
+            kind: CaseKind::Block(kind),
+            engine: Engine::Kernel,
+            vers: String::new(),
+            options: (!options.is_empty()).then(|| options.to_string()),
+            ..Case::default()
+        }
+    }
+
+    /// The case once per NFS version, each named "NAME-vVERS" with its own `vers`; a block case stays
+    /// one case.
     pub fn per_version(&self, versions: &[String]) -> Vec<Case> {
+        if self.is_block() {
+            return vec![self.clone()];
+        }
         versions.iter().map(|v| Case { name: format!("{}-v{v}", self.name), vers: v.clone(), ..self.clone() }).collect()
     }
 
@@ -112,6 +197,7 @@ impl Case {
             options: None,
             rdma_credits: None,
             rdma_inline: None,
+            ..Case::default()
         };
         let mut rest = Vec::new();
         for entry in mount_options::entries(options) {
@@ -137,7 +223,11 @@ impl Case {
     /// The `-o` string of this case, without ports (the runner adds those for the embedded server). For
     /// the kernel engine an RDMA case without a port gets [`NFS_RDMA_PORT`], written out so that the
     /// report shows what mount.nfs was asked.
+    /// A block case's options are its attach options, as written.
     pub fn mount_options(&self) -> String {
+        if self.is_block() {
+            return self.options.clone().unwrap_or_default();
+        }
         let mut o = format!("vers={},proto={}", self.vers, self.proto);
         if self.engine == Engine::Kernel && self.is_rdma() && !self.names_option("port") {
             o.push_str(&format!(",port={NFS_RDMA_PORT}"));
@@ -167,6 +257,23 @@ impl Case {
 
     pub fn is_kernel(&self) -> bool {
         self.engine == Engine::Kernel
+    }
+
+    pub fn is_block(&self) -> bool {
+        matches!(self.kind, CaseKind::Block(_))
+    }
+
+    /// A block case's target URL on `host` (`nvme-rdma://10.99.0.1:4420/NQN`), as `nfsbench run --engine
+    /// kernel --target` takes it; `None` for an NFS case.
+    pub fn block_target(&self, host: &str) -> Option<String> {
+        let CaseKind::Block(kind) = self.kind else {
+            return None;
+        };
+        let nvme = kind.is_nvme();
+        let default_name = if nvme { DEFAULT_NQN } else { DEFAULT_IQN };
+        let name = self.target_name.as_deref().unwrap_or(default_name);
+        let host = if host.contains(':') { format!("[{host}]") } else { host.to_string() };
+        Some(format!("{kind}://{host}:{}/{name}", self.port.unwrap_or_else(|| kind.default_port())))
     }
 
     /// Whether the case's further options set `key`.
@@ -439,14 +546,33 @@ impl Plan {
         self.cases = self.cases.iter().flat_map(|case| case.per_version(versions)).collect();
     }
 
-    /// Every case measures `engine`'s client (`--engine`, a plan's `engine`).
+    /// Every NFS case measures `engine`'s client (`--engine`, a plan's `engine`); block cases are always
+    /// the kernel's.
     pub fn set_engine(&mut self, engine: Engine) {
-        self.cases.iter_mut().for_each(|c| c.engine = engine);
+        self.cases.iter_mut().filter(|c| !c.is_block()).for_each(|c| c.engine = engine);
     }
 
     /// Whether some case mounts with the kernel's client.
     pub fn uses_kernel(&self) -> bool {
         self.cases.iter().any(Case::is_kernel)
+    }
+
+    /// Whether some NFS case mounts with the kernel's client (mount.nfs).
+    pub fn uses_kernel_nfs(&self) -> bool {
+        self.cases.iter().any(|c| c.is_kernel() && !c.is_block())
+    }
+
+    /// The block kinds the plan attaches, each once.
+    pub fn block_kinds(&self) -> Vec<kernel_attach::Kind> {
+        let mut kinds = Vec::new();
+        for case in &self.cases {
+            if let CaseKind::Block(kind) = case.kind {
+                if !kinds.contains(&kind) {
+                    kinds.push(kind);
+                }
+            }
+        }
+        kinds
     }
 
     /// `--quick`: every cell 300 ms after a 100 ms ramp (≈ 20 s for the default plan).

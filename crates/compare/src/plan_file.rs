@@ -19,6 +19,12 @@
 //! # remoteports = "127.0.0.1-127.0.0.2", rsize = 1048576, wsize = 1048576,
 //! # options = "timeo=600", rdma_credits = 128, rdma_inline = "4k"
 //!
+//! [[case]]                 # a block transport, attached by the kernel's initiator (always the kernel engine)
+//! name = "nvme-rdma"
+//! kind = "nvme-rdma"       # nvme-tcp | nvme-rdma | iscsi | iser (default: nfs)
+//! # nqn = "nqn.2026-11.io.nfsbench:ram0"  (iqn = "iqn..." for iscsi/iser), port = 4420
+//! options = "nr_io_queues=2,queue_size=128"   # the kind's attach options
+//!
 //! [[workload]]
 //! name = "seq-read-1m"
 //! rw = "read"
@@ -39,7 +45,7 @@
 //! cases = ["tcp", "rdma"]  # default: every case
 //! ```
 
-use crate::plan::{metric_for, Case, Engine, Plan, SweepParameter, SweepSpec, SweepValueError, Workload};
+use crate::plan::{metric_for, Case, CaseKind, Engine, Plan, SweepParameter, SweepSpec, SweepValueError, Workload};
 use crate::results::Metric;
 use crate::size::parse_size;
 use mount_options::{Entry, Proto};
@@ -106,6 +112,10 @@ enum Versions {
 #[serde(deny_unknown_fields)]
 struct CaseFile {
     name: String,
+    kind: Option<String>,
+    nqn: Option<String>,
+    iqn: Option<String>,
+    port: Option<u16>,
     engine: Option<String>,
     vers: Option<Versions>,
     proto: Option<String>,
@@ -181,6 +191,15 @@ pub enum PlanFileError {
         #[source]
         source: SweepValueError,
     },
+    #[error("case '{case}': kind '{text}' is not nfs, nvme-tcp, nvme-rdma, iscsi or iser")]
+    Kind { case: String, text: String },
+    /// A key of the other kind of case: `vers` on an NVMe case, `nqn` on an NFS one.
+    #[error("case '{case}': {key} does not apply to a case of kind {kind}")]
+    NotForKind { case: String, key: &'static str, kind: String },
+    #[error(
+        "case '{case}': a {kind} case is attached by the kernel's own initiator; engine must be kernel, not '{text}'"
+    )]
+    BlockEngine { case: String, kind: String, text: String },
     #[error("case '{0}': vers is an empty list")]
     NoVersions(String),
     #[error("versions crosses every case with each version, so no case may also give a list in its vers")]
@@ -262,6 +281,19 @@ fn engine(text: &str, owner: String) -> Result<Engine, PlanFileError> {
 /// A case of the file, or one per version when its `vers` is a list; `plan_engine`: the plan's
 /// `engine`, for cases that name none.
 fn case_from_file(mut c: CaseFile, plan_engine: Option<Engine>) -> Result<Vec<Case>, PlanFileError> {
+    let kind = match c.kind.as_deref() {
+        Some(text) => {
+            CaseKind::parse(text).ok_or_else(|| PlanFileError::Kind { case: c.name.clone(), text: text.to_string() })?
+        }
+        None => CaseKind::Nfs,
+    };
+    if let CaseKind::Block(kind) = kind {
+        return block_case(c, kind).map(|case| vec![case]);
+    }
+    let not_for_nfs = [("nqn", c.nqn.is_some()), ("iqn", c.iqn.is_some()), ("port", c.port.is_some())];
+    if let Some((key, _)) = not_for_nfs.iter().find(|(_, set)| *set) {
+        return Err(PlanFileError::NotForKind { case: c.name, key, kind: "nfs (give an NFS port in options)".into() });
+    }
     match c.vers.take() {
         Some(Versions::Many(list)) => {
             if list.is_empty() {
@@ -276,6 +308,32 @@ fn case_from_file(mut c: CaseFile, plan_engine: Option<Engine>) -> Result<Vec<Ca
         }
         None => Ok(vec![one_case(c, plan_engine)?]),
     }
+}
+
+/// A block case of the file: its attach options, target name and port; NFS keys are refused by name.
+fn block_case(c: CaseFile, kind: kernel_attach::Kind) -> Result<Case, PlanFileError> {
+    let nvme = kind.is_nvme();
+    let nfs_keys = [
+        ("vers", c.vers.is_some()),
+        ("proto", c.proto.is_some()),
+        ("nconnect", c.nconnect.is_some()),
+        ("remoteports", c.remoteports.is_some()),
+        ("rsize", c.rsize.is_some()),
+        ("wsize", c.wsize.is_some()),
+        ("rdma_credits", c.rdma_credits.is_some()),
+        ("rdma_inline", c.rdma_inline.is_some()),
+        (if nvme { "iqn" } else { "nqn" }, if nvme { c.iqn.is_some() } else { c.nqn.is_some() }),
+    ];
+    if let Some((key, _)) = nfs_keys.iter().find(|(_, set)| *set) {
+        return Err(PlanFileError::NotForKind { case: c.name, key, kind: kind.to_string() });
+    }
+    if let Some(text) = c.engine.filter(|e| e != "kernel") {
+        return Err(PlanFileError::BlockEngine { case: c.name, kind: kind.to_string(), text });
+    }
+    let mut case = Case::block(&c.name, kind, c.options.as_deref().unwrap_or(""));
+    case.target_name = if nvme { c.nqn } else { c.iqn };
+    case.port = c.port;
+    Ok(case)
 }
 
 /// A case of the file whose `vers` has been taken out.

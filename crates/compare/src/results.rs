@@ -177,6 +177,21 @@ pub struct KernelCounters {
     /// RPC-over-RDMA (xprtrdma) counters, for RDMA mounts: chunks, registrations, failures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rdma: Option<RdmaCounters>,
+    /// A block case's device counters (/sys/block/DEV/stat); the RPC figures are then 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<DeviceCounters>,
+}
+
+/// A block device's counters over a window (Documentation/block/stat.rst), summed over the repetitions.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct DeviceCounters {
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    /// Mean time per completed I/O in the block layer (the stat file's read and write ticks over its
+    /// I/Os), ms.
+    pub mean_ms: f64,
 }
 
 /// xprtrdma's per-transport counters over a window, summed over the transports.

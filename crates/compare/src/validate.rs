@@ -2,7 +2,8 @@
 //! sweep's workload and cases defined, values in range, and each case's mount options read as the
 //! client would read them. A case the client does not support yet (NFSv4) is not an error: it is
 //! reported as "not supported yet" with the client's reason. A kernel-engine case's options go to
-//! mount.nfs as written: the kernel is the judge of them, and the report shows what it negotiated.
+//! mount.nfs as written: the kernel is the judge of them, and the report shows what it negotiated. A
+//! block case's target and attach options are read as the kernel engine reads them, before anything runs.
 
 use crate::plan::{Plan, SweepParameter};
 use mount_options::OptionsError;
@@ -42,6 +43,15 @@ pub enum PlanError {
          nfsbench's soft provider; give --target"
     )]
     KernelEmbeddedRdma { case: String },
+    #[error(
+        "case '{case}': a {kind} case attaches a target of its own; give --target HOST (the embedded server \
+         serves NFS only)"
+    )]
+    BlockEmbedded { case: String, kind: String },
+    /// A block case's target or attach options as the kernel engine reads them (the message names
+    /// the option).
+    #[error("case '{case}': {message}")]
+    Block { case: String, message: String },
     #[error("case '{case}': rdma_credits = {credits} is not 1..=1024")]
     RdmaCredits { case: String, credits: u32 },
     #[error("case '{case}': rdma_inline = {inline} is not 1KiB..=64KiB")]
@@ -96,6 +106,9 @@ pub fn validate(plan: &Plan, target: Option<&str>) -> Result<Unsupported, PlanEr
         }
         if let Some(i) = case.rdma_inline.filter(|i| !(1024..=65536).contains(i)) {
             return Err(PlanError::RdmaInline { case: case.name.clone(), inline: i });
+        }
+        if case.is_block() {
+            check_block_case(case, embedded, target)?;
         }
         if case.is_kernel() {
             check_kernel_case(plan, case, embedded)?;
@@ -163,6 +176,21 @@ pub fn validate(plan: &Plan, target: Option<&str>) -> Result<Unsupported, PlanEr
         }
     }
     Ok(unsupported)
+}
+
+/// A block case: a target of its own, a target URL and attach options the kernel engine takes.
+fn check_block_case(case: &crate::plan::Case, embedded: bool, target: &str) -> Result<(), PlanError> {
+    let crate::plan::CaseKind::Block(kind) = case.kind else {
+        return Ok(());
+    };
+    if embedded {
+        return Err(PlanError::BlockEmbedded { case: case.name.clone(), kind: kind.to_string() });
+    }
+    let block = |e: kernel_attach::AttachError| PlanError::Block { case: case.name.clone(), message: e.to_string() };
+    let url = case.block_target(crate::plan::target_host(target)).unwrap_or_default();
+    kernel_attach::Target::parse(&url).map_err(block)?;
+    kernel_attach::AttachOptions::parse(kind, &case.mount_options()).map_err(block)?;
+    Ok(())
 }
 
 /// What the kernel engine cannot do: nfsbench's own RDMA flags, an emulated link, the soft provider.

@@ -146,8 +146,18 @@ pub fn negotiation_line(n: &Negotiation) -> String {
     line
 }
 
-/// The kernel client's RPC counters of a cell in one line.
+/// The kernel client's RPC counters of a cell in one line; for a block case, its device's counters.
 pub fn kernel_counters_line(k: &KernelCounters) -> String {
+    if let Some(d) = &k.device {
+        return format!(
+            "block device: {} reads and {} writes, {} MB read and {} MB written; {} ms per I/O in the block layer",
+            d.read_ios,
+            d.write_ios,
+            number(d.bytes_read as f64 / 1e6),
+            number(d.bytes_written as f64 / 1e6),
+            number(d.mean_ms)
+        );
+    }
     let mut line = format!(
         "{} RPCs, {} retransmitted, {} timed out, {} MB sent and {} MB received; per data RPC: RTT {} ms, \
          execute {} ms, backlog {} ms",

@@ -59,6 +59,14 @@ pub fn to_markdown(report: &Report) -> String {
     for c in &report.cases {
         let io = io_sizes(&c.case);
         let transport = not_measured(c).unwrap_or_else(|| c.transport.clone());
+        if c.case.is_block() {
+            // A block case has no NFS version or connections: its kind stands in the proto column.
+            s.push_str(&format!(
+                "| {} | - | {} | - | - | - | `{}` | {transport} |\n",
+                c.case.name, c.case.kind, c.mount_options
+            ));
+            continue;
+        }
         s.push_str(&format!(
             "| {} | {} | {} | {} | {} | {io} | `{}` | {transport} |\n",
             c.case.name,
@@ -72,8 +80,9 @@ pub fn to_markdown(report: &Report) -> String {
     let kernel: Vec<_> = report.cases.iter().filter(|c| c.case.is_kernel()).collect();
     if !kernel.is_empty() {
         s.push_str(
-            "\n## Kernel NFS client: asked vs negotiated\n\nEach case was mounted with mount.nfs; the negotiated \
-             options are the kernel's own (/proc/self/mountstats).\n\n| case | asked | negotiated | transports | \
+            "\n## Kernel clients: asked vs negotiated\n\nEach NFS case was mounted with mount.nfs, each block case \
+             attached by the kernel's initiator (nvme connect, iscsiadm); the negotiated options are the kernel's \
+             own (/proc/self/mountstats, sysfs).\n\n| case | asked | negotiated | transports | \
              differs from asked |\n|---|---|---|---|---|\n",
         );
         for c in &kernel {
@@ -90,7 +99,7 @@ pub fn to_markdown(report: &Report) -> String {
                 c.case.name, c.mount_options
             ));
         }
-        s.push_str("\n| case | workload | kernel client RPC statistics over the measured windows |\n|---|---|---|\n");
+        s.push_str("\n| case | workload | the kernel client's counters over the measured windows |\n|---|---|---|\n");
         for c in report.cells.iter().filter(|c| c.kernel.is_some()) {
             if let Some(k) = &c.kernel {
                 s.push_str(&format!("| {} | {} | {} |\n", c.case, c.workload, kernel_counters_line(k)));

@@ -102,8 +102,11 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
         Ok(p) => p,
         Err(e) => return Err(CliError::Usage(e.to_string())),
     };
-    if plan.uses_kernel() {
+    if plan.uses_kernel_nfs() {
         check_kernel_engine(args.target.as_deref()).map_err(|e| CliError::Usage(e.to_string()))?;
+    }
+    for kind in plan.block_kinds() {
+        kernel_attach::can_attach(kind).map_err(|e| CliError::Usage(e.to_string()))?;
     }
     let wire_peer = match args.wire_peer.as_deref().map(parse_wire_peer).transpose() {
         Ok(p) => p,

@@ -6,6 +6,9 @@
 //! run through the file engine on the mount point; [`KernelMount::finish`] takes the client's counters
 //! over the run (a [`mountstats::MountWindow`]), unmounts, and gives the `nfsbench.kernel` section of
 //! the JSON that `compare` reads. Nothing outlives the run: the namespace goes with the process.
+//!
+//! A block target (`nvme-rdma://HOST/NQN`, nvme-tcp, iscsi, iser) is attached instead of mounted
+//! ([`block::KernelBlock`]); [`KernelTarget`] is either, and the run treats both alike.
 
 use crate::error::CliError;
 use kernel_mount::{KernelMountError, NfsMount};
@@ -20,6 +23,61 @@ const DATA_OPS: [&str; 3] = ["READ", "WRITE", "COMMIT"];
 pub fn enter_namespace() -> Result<(), CliError> {
     kernel_mount::namespace::can_mount().map_err(|e| CliError::Usage(format!("--engine kernel: {e}")))?;
     kernel_mount::namespace::enter_private().map_err(|e| CliError::Failed(format!("--engine kernel: {e}")))
+}
+
+mod block;
+
+pub use block::KernelBlock;
+
+/// What the kernel engine measures: an NFS mount or an attached block device.
+#[derive(Debug)]
+pub enum KernelTarget {
+    Nfs(KernelMount),
+    Block(KernelBlock),
+}
+
+impl KernelTarget {
+    pub fn differences(&self) -> Vec<String> {
+        match self {
+            KernelTarget::Nfs(m) => m.differences(),
+            KernelTarget::Block(b) => b.differences(),
+        }
+    }
+
+    pub fn negotiated(&self) -> String {
+        match self {
+            KernelTarget::Nfs(m) => m.negotiated(),
+            KernelTarget::Block(b) => b.negotiated(),
+        }
+    }
+
+    pub fn transport(&self) -> String {
+        match self {
+            KernelTarget::Nfs(m) => m.transport(),
+            KernelTarget::Block(b) => b.transport(),
+        }
+    }
+
+    /// The counters over the run, the target unmounted or detached, and the `nfsbench.kernel` section.
+    pub fn finish(self) -> Result<Value, CliError> {
+        match self {
+            KernelTarget::Nfs(m) => m.finish(),
+            KernelTarget::Block(b) => b.finish(),
+        }
+    }
+}
+
+/// One line per check the kernel did not grant as asked ("rsize: asked 4194304, negotiated 1048576").
+fn differences(checks: &[OptionCheck]) -> Vec<String> {
+    checks
+        .iter()
+        .filter(|c| c.verdict == Verdict::Differs)
+        .map(|c| {
+            let got = c.negotiated.as_deref().unwrap_or("not shown");
+            let note = c.note.as_ref().map(|n| format!(" ({n})")).unwrap_or_default();
+            format!("{}: asked {}, negotiated {got}{note}", c.key, c.asked)
+        })
+        .collect()
 }
 
 /// A mounted target with what it negotiated.
@@ -52,15 +110,7 @@ impl KernelMount {
     /// One line per asked option the kernel did not grant as asked ("rsize: asked 4194304, negotiated
     /// 1048576"); empty when it granted them all.
     pub fn differences(&self) -> Vec<String> {
-        self.checks
-            .iter()
-            .filter(|c| c.verdict == Verdict::Differs)
-            .map(|c| {
-                let got = c.negotiated.as_deref().unwrap_or("not shown");
-                let note = c.note.as_ref().map(|n| format!(" ({n})")).unwrap_or_default();
-                format!("{}: asked {}, negotiated {got}{note}", c.key, c.asked)
-            })
-            .collect()
+        differences(&self.checks)
     }
 
     /// The options as the kernel holds them (the `opts:` line when the jobs started).

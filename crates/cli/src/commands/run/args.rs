@@ -72,11 +72,19 @@ impl RunArgs {
 
 /// What `--engine kernel` needs (a target) and refuses (nfsbench's own client's flags, `--directory`).
 fn kernel_engine_args(parsed: &RunArgs, directory: bool) -> Result<(), String> {
+    let block = parsed.target.as_deref().filter(|t| kernel_attach::Target::is_target_url(t));
     if parsed.engine != Engine::Kernel {
-        return Ok(());
+        return match block {
+            Some(target) => Err(format!(
+                "--target {target} is a block transport, attached by the kernel's own initiator: add --engine kernel"
+            )),
+            None => Ok(()),
+        };
     }
     if parsed.target.is_none() {
-        return Err("--engine kernel mounts an NFS export: give --target HOST:/EXPORT".into());
+        return Err("--engine kernel mounts an NFS export or attaches a block target: give --target HOST:/EXPORT, \
+                    nvme-tcp://HOST/NQN, nvme-rdma://HOST/NQN, iscsi://HOST/IQN or iser://HOST/IQN"
+            .into());
     }
     let own_client_only =
         [parsed.rdma_flag_given(), parsed.wan.is_some().then_some("--wan"), directory.then_some("--directory")];
@@ -221,7 +229,11 @@ Usage: nfsbench run [JOBFILE.fio] [--name=NAME --rw=... --bs=... fio options]
   --target T             the export: HOST:/EXPORT as mount.nfs takes it, or a libnfs nfs:// URL
   --engine kernel        mount the target with the OS's NFS client (mount.nfs, -o as written, a private
                          mount namespace; root) and run the jobs on the mount with the file engine; the
-                         JSON gains what the kernel negotiated and its RPC counters over the run
+                         JSON gains what the kernel negotiated and its RPC counters over the run.
+                         With a block target (nvme-tcp://HOST[:PORT]/NQN, nvme-rdma://..., iscsi://HOST[:PORT]/IQN,
+                         iser://...) the kernel's initiator attaches it (nvme connect, iscsiadm login; -o takes
+                         its options: nr_io_queues=,queue_size=,... or header_digest=,max_recv_dlength=,...),
+                         the jobs run on the block device, and it is detached after the run
   --directory DIR        fio's directory= for every job; without --target the jobs' files are there
                          (the file engine: direct=1 is O_DIRECT, fio's io_uring engine's model)
   -o OPTIONS             mount.nfs options: vers=3|4|4.1|4.2,proto=tcp|rdma,port=,mountport=,nconnect=,
@@ -314,6 +326,15 @@ mod tests {
     fn unknown_output_formats_are_refused_by_name() {
         assert!(parse_formats("terse").unwrap_err().contains("terse"));
         assert_eq!(parse_formats("normal,json").expect("two"), vec![Format::Normal, Format::Json]);
+    }
+
+    #[test]
+    fn a_block_target_is_the_kernel_engines_and_says_so_without_it() {
+        let url = "nvme-rdma://10.99.0.1/nqn.2026-11.io.nfsbench:ram0";
+        let e = parse(&args(&["--name=a", "--target", url])).unwrap_err();
+        assert!(e.contains(url) && e.contains("add --engine kernel"), "{e}");
+        let parsed = parse(&args(&["--name=a", "--engine", "kernel", "--target", url, "-o", "queue_size=64"]));
+        assert_eq!(parsed.expect("ok").mount_options.as_deref(), Some("queue_size=64"));
     }
 
     #[test]

@@ -24,6 +24,7 @@ use nfs_client::{ClientError, NfsClient};
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use super::kernel_engine::{KernelBlock, KernelTarget};
 use crate::error::{CliError, ExitKind};
 
 /// Run `nfsbench run` with the arguments after the subcommand name.
@@ -31,8 +32,13 @@ pub fn run(raw: &[String]) -> Result<(), CliError> {
     super::init_logging();
     // The kernel engine's mount namespace is entered before any thread starts (MPI's, the runtime's):
     // unshare moves only the calling thread.
-    if args::parse(raw).is_ok_and(|a| a.engine == args::Engine::Kernel) {
-        super::kernel_engine::enter_namespace()?;
+    // A block target is attached, not mounted: no namespace, but its initiator's tools are checked first.
+    if let Ok(a) = args::parse(raw).as_ref().map(|a| (a.engine, a.target.as_deref())) {
+        match a {
+            (args::Engine::Kernel, Some(t)) if KernelBlock::is_block(t) => KernelBlock::check(t)?,
+            (args::Engine::Kernel, _) => super::kernel_engine::enter_namespace()?,
+            _ => {}
+        }
     }
     // MPI comes up first, on the main thread (where every MPI call is made: the engine's Peers calls run
     // inside `block_on`, on this thread).
@@ -81,7 +87,11 @@ pub fn run(raw: &[String]) -> Result<(), CliError> {
     };
     let kernel = match (&args.engine, &args.target) {
         (args::Engine::Kernel, Some(target)) => {
-            let mounted = mount_kernel(&args, target, &mut jobs, &me);
+            let mounted = if KernelBlock::is_block(target) {
+                attach_kernel(&args, target, &mut jobs, &me)
+            } else {
+                mount_kernel(&args, target, &mut jobs, &me).map(KernelTarget::Nfs)
+            };
             // Every rank mounts on its own host; all go on only if all mounted (the mounts that were
             // made are undone as they are dropped).
             if let Some(clients) = &clients {
@@ -128,6 +138,33 @@ fn mount_kernel(
         }
     }
     Ok(kernel)
+}
+
+/// `--engine kernel` with a block target: attached by the OS's initiator, every job on its block device
+/// (fio's `filename=`), and what the kernel did not grant as asked said once.
+fn attach_kernel(args: &RunArgs, target: &str, jobs: &mut fio_job::JobSet, me: &Me) -> Result<KernelTarget, CliError> {
+    if let Some(job) = jobs.jobs.iter().find(|j| !j.filenames.is_empty() || j.directory.is_some()) {
+        return Err(me.usage(&format!(
+            "job '{}': filename= or directory= names a local path; with a block target the jobs run on the \
+             attached device",
+            job.name
+        )));
+    }
+    let options = args.mount_options.as_deref().unwrap_or("");
+    let block = KernelBlock::attach(target, options).map_err(|e| {
+        me.say(&e.to_string());
+        CliError::Reported(e.kind())
+    })?;
+    for job in &mut jobs.jobs {
+        job.filenames = vec![block.device().display().to_string()];
+    }
+    if me.speaks() {
+        eprintln!("nfsbench: {} attached by the kernel: {}", target, block.transport());
+        for difference in block.differences() {
+            eprintln!("nfsbench: note: the kernel did not grant what was asked: {difference}");
+        }
+    }
+    Ok(KernelTarget::Block(block))
 }
 
 /// What the command line asks for.
@@ -207,7 +244,7 @@ async fn run_jobs(
     args: &RunArgs,
     jobs: &fio_job::JobSet,
     spec: Option<&MountSpec>,
-    kernel: Option<super::kernel_engine::KernelMount>,
+    kernel: Option<KernelTarget>,
     clients: Option<Arc<MpiClients>>,
     me: &Me,
 ) -> Result<(), CliError> {

@@ -36,7 +36,7 @@ pub fn file_notes(jobs: &fio_job::JobSet) -> Vec<(String, String)> {
 /// the I/O, and the mount as asked and as negotiated.
 pub fn kernel_notes(
     args: &RunArgs,
-    kernel: &crate::commands::kernel_engine::KernelMount,
+    kernel: &crate::commands::kernel_engine::KernelTarget,
     file_notes: Vec<(String, String)>,
 ) -> Vec<(String, String)> {
     let mut notes = vec![("engine".to_string(), "kernel".to_string())];
@@ -48,7 +48,11 @@ pub fn kernel_notes(
         }
     }
     notes.push(("target".into(), args.target.clone().unwrap_or_default()));
-    notes.push(("mount options asked".into(), args.mount_options.clone().unwrap_or_default()));
+    let asked = match kernel {
+        crate::commands::kernel_engine::KernelTarget::Nfs(_) => "mount options asked",
+        crate::commands::kernel_engine::KernelTarget::Block(_) => "attach options asked",
+    };
+    notes.push((asked.into(), args.mount_options.clone().unwrap_or_default()));
     notes.push(("negotiated".into(), kernel.negotiated()));
     let differences = kernel.differences();
     if !differences.is_empty() {

@@ -227,7 +227,7 @@ fn cases_table(s: &mut String, report: &Report) {
     s.push_str("</table></div>\n");
     let kernel: Vec<&Cell> = report.cells.iter().filter(|c| c.kernel.is_some()).collect();
     if !kernel.is_empty() {
-        s.push_str("<p class=\"lead\">The kernel NFS client's own RPC statistics over the measured windows (/proc/self/mountstats):</p>\n<div class=\"scroll\"><table><tr><th>case</th><th>workload</th><th>RPC statistics</th></tr>");
+        s.push_str("<p class=\"lead\">The kernel clients' own counters over the measured windows (NFS: /proc/self/mountstats; block: /sys/block/DEV/stat):</p>\n<div class=\"scroll\"><table><tr><th>case</th><th>workload</th><th>RPC statistics</th></tr>");
         for c in kernel {
             if let Some(k) = &c.kernel {
                 let _ = write!(

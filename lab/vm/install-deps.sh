@@ -12,6 +12,7 @@ pkgs=(
   iproute2                                   # ip, rdma (Soft-RoCE link setup)
   nfs-kernel-server nfs-common rpcbind       # knfsd's user half (exportfs, rpc.mountd, rpc.nfsd), mount.nfs
   rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest   # verbs userspace, rxe provider, tools
+  nvme-cli open-iscsi                        # kernel NVMe-oF and iSCSI/iSER initiators' tools (nvme, iscsid, iscsiadm)
   fio bc python3                             # load generation and helpers used by lab scripts
   tcpdump tshark                             # capture in the guest, dissect on the host
 )

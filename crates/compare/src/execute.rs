@@ -137,10 +137,31 @@ pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<
     // works: that case is marked failed and the plan goes on).
     let mut failed: BTreeMap<String, String> = BTreeMap::new();
     let server_log = || server.as_ref().map(EmbeddedServer::log_tail);
-    let mut layout_cases: Vec<&Case> = runnable.iter().filter(|c| c.name == plan.baseline).copied().collect();
-    layout_cases.extend(runnable.iter().filter(|c| c.name != plan.baseline).copied());
+    // NFS cases share the export's files; every block case has a device of its own, laid out by itself
+    // (a thin or RAM target answers reads of blocks never written without touching its medium).
+    let nfs = |c: &&&Case| !c.is_block();
+    let mut layout_cases: Vec<&Case> =
+        runnable.iter().filter(|c| c.name == plan.baseline).filter(nfs).copied().collect();
+    layout_cases.extend(runnable.iter().filter(|c| c.name != plan.baseline).filter(nfs).copied());
     for ((job, mpi), (w, numjobs)) in files_to_lay_out(plan) {
         progress.start(&format!("laying out {job}'s files"));
+        let blocks: Vec<&Case> =
+            runnable.iter().filter(|c| c.is_block() && !failed.contains_key(&c.name)).copied().collect();
+        for case in blocks {
+            let json = setup.out_dir.join(format!("layout-{job}-{}.json", case.name));
+            match client.lay_out(case, &w, numjobs, &json) {
+                Ok(()) => {}
+                Err(CellError::Interrupted) => {
+                    return Err(RunError::Interrupted { during: format!("laying out {job} on {}", case.name) })
+                }
+                Err(source) => {
+                    failed.insert(case.name.clone(), failure(&source, None));
+                }
+            }
+        }
+        if layout_cases.is_empty() {
+            continue;
+        }
         let json = setup.out_dir.join(format!("layout-{job}{}.json", if mpi { "-clients" } else { "" }));
         let mut last_error = None;
         let candidates: Vec<&Case> = layout_cases.iter().filter(|c| !failed.contains_key(&c.name)).copied().collect();

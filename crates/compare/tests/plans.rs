@@ -24,6 +24,15 @@ fn the_netapp_plan_has_ten_cases_and_runs_every_one_of_them() {
 }
 
 #[test]
+fn the_block_plan_attaches_four_transports_from_the_lab_targets_names() {
+    let plan = parse(&repo_plan("block.toml"), DEFAULTS).expect("parses");
+    assert_eq!((plan.cases.len(), plan.workloads.len(), plan.wire), (4, 4, false));
+    assert!(plan.cases.iter().all(|c| c.is_block() && c.is_kernel()));
+    assert!(validate(&plan, None).is_err(), "a block plan needs a target");
+    assert_eq!(validate(&plan, Some("10.99.0.1")).expect("valid"), vec![None; 4]);
+}
+
+#[test]
 fn the_v4_plan_crosses_four_cases_with_three_versions() {
     let plan = parse(&repo_plan("v4-vs-v3.toml"), DEFAULTS).expect("parses");
     let names: Vec<&str> = plan.cases.iter().map(|c| c.name.as_str()).collect();

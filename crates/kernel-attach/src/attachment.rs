@@ -63,6 +63,8 @@ pub(crate) struct Attached {
     pub held: Held,
     /// The disk's name (`nvme0n1`, `sdb`).
     pub disk: String,
+    /// The sysfs stat file (relative) that counts this attachment's I/O.
+    pub stat: String,
     pub negotiated: String,
     pub checks: Vec<OptionCheck>,
     pub transport: String,
@@ -169,10 +171,11 @@ impl Attachment {
         self.found.proof.clone()
     }
 
-    /// The device's counters now (`/sys/block/DEV/stat`).
+    /// The device's counters now: `/sys/block/DEV/stat`, or for an NVMe multipath disk its path
+    /// node's (the controller's share of it).
     pub fn stats(&self) -> Result<DiskStats, AttachError> {
-        let rel = format!("block/{}/stat", self.found.disk);
-        DiskStats::parse(&self.sysfs.read(&rel)?, &self.sysfs.path(&rel))
+        let rel = &self.found.stat;
+        DiskStats::parse(&self.sysfs.read(rel)?, &self.sysfs.path(rel))
     }
 
     /// `nvme disconnect -d nvmeX`, or iscsiadm `--logout` then `-o delete` of the node record.

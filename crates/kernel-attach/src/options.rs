@@ -51,7 +51,7 @@ const NO_RDMA_DIGEST: Option<(Kind, &str)> =
 const NO_ISER_DIGEST: Option<(Kind, &str)> =
     Some((Kind::Iser, "iSER has no digests (RFC 7145 §5.1: HeaderDigest and DataDigest are None over iSER)"));
 
-const SPECS: [Spec; 22] = [
+const SPECS: [Spec; 24] = [
     // drivers/nvme/host/fabrics.c nvmf_parse_options: I/O queue counts must be > 0.
     nvme("nr_io_queues", Form::Num { min: 1, max: INT_MAX }, "-i"),
     nvme("nr_write_queues", Form::Num { min: 1, max: INT_MAX }, "-W"),
@@ -81,6 +81,10 @@ const SPECS: [Spec; 22] = [
     // libiscsi refuses fewer than 16 commands per session and clamps above 4096
     // (ISCSI_TOTAL_CMDS_MIN/MAX, iscsi_host_get_max_scsi_cmds).
     iscsi("cmds_max", Form::Num { min: 16, max: 4096 }, "node.session.cmds_max"),
+    // How long a login may take before it is given up: open-iscsi's defaults (15 s, 8 attempts) make a
+    // refused login take two minutes (seen in the lab).
+    iscsi("login_timeout", Form::Num { min: 1, max: 3600 }, "node.conn[0].timeo.login_timeout"),
+    iscsi("login_retries", Form::Num { min: 1, max: 100 }, "node.session.initial_login_retry_max"),
 ];
 
 /// An iSCSI digest as iscsiadm and RFC 7143 spell it.

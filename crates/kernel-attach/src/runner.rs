@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::error::AttachError;
+use crate::sysfs::Sysfs;
 
 /// Where root's tools are when `PATH` does not say (sudo and cron can leave `/usr/sbin` out).
 const SBIN_DIRS: [&str; 4] = ["/usr/sbin", "/sbin", "/usr/bin", "/bin"];
@@ -107,4 +108,13 @@ pub(crate) fn refused(program: &str, args: &[String], out: &CommandOutput) -> At
 
 pub(crate) fn argv(program: &str, args: &[String]) -> Vec<String> {
     std::iter::once(program.to_string()).chain(args.iter().cloned()).collect()
+}
+
+/// `modprobe NAME` unless /sys/module/NAME shows it loaded (or built in). A system with udev loads
+/// drivers on demand; one without (a minimal guest, a container) needs it done here.
+pub(crate) fn load_module(runner: &dyn Runner, sysfs: &Sysfs, name: &str) -> Result<(), AttachError> {
+    if sysfs.exists(&format!("module/{name}")) {
+        return Ok(());
+    }
+    run_checked(runner, "modprobe", &[name.to_string()]).map(|_| ())
 }

@@ -14,7 +14,7 @@ use std::net::IpAddr;
 use crate::attachment::{Attached, Held, Patience};
 use crate::error::AttachError;
 use crate::options::AttachOptions;
-use crate::runner::{refused, run_checked, Runner};
+use crate::runner::{load_module, refused, run_checked, Runner};
 use crate::sysfs::Sysfs;
 use crate::target::{host_port, Kind, Target};
 use discover::{disk_of, driver_name, host_of, is_driver_of, sessions_for, Session, HOSTS, SESSIONS};
@@ -87,6 +87,9 @@ pub(crate) fn attach(
     if let Some(held) = sessions_for(sysfs, target, ip)?.first() {
         return Err(AttachError::AlreadyAttached { target: target.url(), held: format!("iSCSI session {}", held.sid) });
     }
+    // The SCSI disk driver gives the LUN its block device; udev loads it on demand, a system without
+    // udev does not (the lab's guest: the LUN showed in lsscsi with no disk).
+    load_module(runner, sysfs, "sd_mod")?;
     run_checked(runner, PROGRAM, &new_args(target, ip))?;
     let result = login_and_settle(target, options, runner, sysfs, ip, patience);
     if result.is_err() {
@@ -149,6 +152,7 @@ fn login_and_settle(
         checks: negotiated::checks(options, &neg),
         transport: format!("kernel iSCSI initiator over {over}, session {}, {disk}", session.sid),
         proof: proof(sysfs, &proc_name_rel, &proc_name, &session, neg.state.as_deref()),
+        stat: format!("block/{disk}/stat"),
         disk,
     })
 }

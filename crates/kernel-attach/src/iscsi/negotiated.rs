@@ -157,6 +157,7 @@ fn check(asked: &Asked, neg: &Negotiated) -> OptionCheck {
                 None => "the kernel has no file for cmds_max".to_string(),
             },
         ),
+        "login_timeout" | "login_retries" => not_shown(asked, "how iscsiadm logs in, not negotiated"),
         _ => not_shown(asked, "no rule for this option"),
     }
 }

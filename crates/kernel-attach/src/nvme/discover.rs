@@ -93,27 +93,38 @@ pub(crate) fn named_in(stdout: &str) -> Option<String> {
     stdout.split(|c: char| !c.is_ascii_alphanumeric()).find(|word| numbered(word, "nvme").is_some()).map(str::to_string)
 }
 
+/// A namespace's disk and the stat file that counts this controller's I/O to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Disk {
+    /// The block device's name (`nvme0n1`).
+    pub name: String,
+    /// The sysfs file (relative) whose counters move with this controller's I/O: under native
+    /// multipath the hidden path node's (`class/nvme/nvme0/nvme0c0n1/stat`), because Linux 6.1 turns
+    /// iostats off on the multipath disk and its stat never moves (observed in the lab).
+    pub stat: String,
+}
+
 /// The disk of the controller's first namespace (`nvme0n1`), in either layout; `None` while the
 /// kernel has not scanned the namespaces yet (the scan runs after the connect returns).
-pub(crate) fn namespace_disk(sysfs: &Sysfs, controller: &str) -> Result<Option<String>, AttachError> {
+pub(crate) fn namespace_disk(sysfs: &Sysfs, controller: &str) -> Result<Option<Disk>, AttachError> {
     let entries = sysfs.list(&format!("{CLASS}/{controller}"))?;
     let mut direct: Vec<(u32, &String)> =
         entries.iter().filter_map(|e| disk_numbers(e).map(|(_, ns)| (ns, e))).collect();
     direct.sort();
     if let Some((_, disk)) = direct.first() {
-        return Ok(Some((*disk).clone()));
+        return Ok(Some(Disk { name: (*disk).clone(), stat: format!("block/{disk}/stat") }));
     }
-    let mut paths: Vec<(u32, u32)> =
-        entries.iter().filter_map(|e| path_numbers(e).map(|(subsys, _, ns)| (ns, subsys))).collect();
+    let mut paths: Vec<(u32, u32, &String)> =
+        entries.iter().filter_map(|e| path_numbers(e).map(|(subsys, _, ns)| (ns, subsys, e))).collect();
     if paths.is_empty() {
         return Ok(None);
     }
     paths.sort();
     let Some(subsystem) = subsystem_of(sysfs, controller)? else { return Ok(None) };
-    for (ns, subsys) in paths {
+    for (ns, subsys, path) in paths {
         let disk = format!("nvme{subsys}n{ns}");
         if sysfs.exists(&format!("{SUBSYSTEMS}/{subsystem}/{disk}")) {
-            return Ok(Some(disk));
+            return Ok(Some(Disk { name: disk, stat: format!("{CLASS}/{controller}/{path}/stat") }));
         }
     }
     Ok(None)

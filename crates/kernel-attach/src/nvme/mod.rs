@@ -11,7 +11,7 @@ use std::net::IpAddr;
 use crate::attachment::{Attached, Held, Patience};
 use crate::error::AttachError;
 use crate::options::{AttachOptions, Value};
-use crate::runner::{run_checked, Runner};
+use crate::runner::{load_module, run_checked, Runner};
 use crate::sysfs::{online_cpus, Sysfs};
 use crate::target::Target;
 use discover::{controllers, matching, namespace_disk, transport_name, Identity, CLASS};
@@ -33,6 +33,15 @@ pub(crate) fn connect_args(target: &Target, ip: IpAddr, options: &AttachOptions)
     args
 }
 
+/// The host driver of a kind: nvme-cli writes to /dev/nvme-fabrics, which exists only once a fabrics
+/// driver is loaded, and loads none itself ("Failed to scan topology" without it, seen in the lab).
+fn module_name(kind: crate::target::Kind) -> &'static str {
+    match kind {
+        crate::target::Kind::NvmeRdma => "nvme_rdma",
+        _ => "nvme_tcp",
+    }
+}
+
 pub(crate) fn disconnect_args(controller: &str) -> Vec<String> {
     ["disconnect", "-d", controller].map(String::from).to_vec()
 }
@@ -45,6 +54,7 @@ pub(crate) fn attach(
     patience: Patience,
 ) -> Result<Attached, AttachError> {
     let ip = target.resolve()?;
+    load_module(runner, sysfs, module_name(target.kind))?;
     let before: HashSet<String> = controllers(sysfs)?.into_iter().collect();
     let out = run_checked(runner, PROGRAM, &connect_args(target, ip, options))?;
     let hint = discover::named_in(&out.stdout);
@@ -128,7 +138,8 @@ fn settle(
     let transport_file = sysfs.path(&format!("{CLASS}/{controller}/transport"));
     Ok(Attached {
         held: Held::Nvme { controller: controller.to_string(), ip },
-        disk,
+        disk: disk.name,
+        stat: disk.stat,
         negotiated: neg.line(),
         checks: negotiated::checks(target.kind, options, &neg, cpus),
         transport: format!(

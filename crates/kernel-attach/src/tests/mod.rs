@@ -40,6 +40,10 @@ impl Tree {
         ));
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(&root).expect("fixture root");
+        // The drivers an attach would otherwise modprobe, loaded (tests of loading remove them).
+        for module in ["sd_mod", "nvme_tcp", "nvme_rdma"] {
+            mkdir(&root, &format!("module/{module}"));
+        }
         Tree { root }
     }
 

@@ -55,13 +55,17 @@ fn direct_disk(root: &Path, ctrl: &str, disk: &str) {
 fn multipath_disk(root: &Path, ctrl: &str, subsys: u32, ns: u32) {
     let c = ctrl.trim_start_matches("nvme");
     mkdir(root, &format!("class/nvme/{ctrl}/nvme{subsys}c{c}n{ns}"));
+    // The path node counts the controller's I/O; Linux 6.1 leaves the multipath disk's stat at 0.
+    write(root, &format!("class/nvme/{ctrl}/nvme{subsys}c{c}n{ns}/stat"), STAT);
     let dir = format!("class/nvme-subsystem/nvme-subsys{subsys}");
     if !root.join(format!("{dir}/{ctrl}")).exists() {
         link(root, &format!("{dir}/{ctrl}"), &format!("../../nvme/{ctrl}"));
     }
     mkdir(root, &format!("{dir}/nvme{subsys}n{ns}"));
-    write(root, &format!("block/nvme{subsys}n{ns}/stat"), STAT);
+    write(root, &format!("block/nvme{subsys}n{ns}/stat"), ZERO_STAT);
 }
+
+const ZERO_STAT: &str = "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
 
 /// A tree with two online CPUs and an unrelated PCIe controller nvme0.
 fn machine(tag: &str) -> Tree {
@@ -167,6 +171,33 @@ fn attach_with_native_multipath_finds_the_subsystem_disk() {
         .expect("attach");
     assert_eq!(a.device(), Path::new("/dev/nvme3n1"));
     assert!(a.checks().is_empty());
+    assert_eq!(a.stats().expect("stats").write_bytes(), 16 * 512, "counted on the path node nvme3c1n1");
+}
+
+#[test]
+fn the_fabrics_driver_is_loaded_first_when_the_kernel_has_not_loaded_it() {
+    let tree = machine("nvme-modprobe");
+    remove(&tree.root(), "module/nvme_rdma");
+    let root = tree.root();
+    let (runner, calls) = FakeRunner::new(move |argv| match argv[1].as_str() {
+        "nvme_rdma" => {
+            mkdir(&root, "module/nvme_rdma");
+            ok("")
+        }
+        "connect" => {
+            controller(&root, "nvme1", "rdma", RDMA_ADDRESS, NQN, "live");
+            direct_disk(&root, "nvme1", "nvme1n1");
+            ok("device: nvme1\n")
+        }
+        _ => ok(""),
+    });
+    let t = rdma_target();
+    let a = Attachment::attach_with(&t, &AttachOptions::none(t.kind), Box::new(runner), tree.sysfs(), QUICK)
+        .expect("attach");
+    let calls = recorded(&calls);
+    assert_eq!(calls[0], "modprobe nvme_rdma");
+    assert!(calls[1].starts_with("nvme connect -t rdma"), "{calls:?}");
+    a.detach().expect("detach");
 }
 
 #[test]

@@ -1,0 +1,156 @@
+#!/bin/bash
+# tests/interop/guest/kernel-engine-block.sh OUT — runs INSIDE the lab VM (lab/vm/run.sh), as root.
+#
+# The block transports through `nfsbench compare`: the guest's own initiators (nvme-cli for NVMe/TCP and
+# NVMe/RDMA, open-iscsi for iSCSI and iSER) attach the RAM-disk target of lab/targets/block-target.sh on
+# Soft-RoCE ($RXE_IP), and nfsbench's file engine runs the jobs on each attached device.
+#   - plans/block.toml as shipped (two workloads, quick): the four cases measured, each transport proven
+#     from the kernel's own state in every cell, the device moving what fio reports, the target's
+#     backing devices moving at least what the report says was measured;
+#   - a write-and-verify workload on every transport (fio's crc32c verify), verify clean;
+#   - asked vs negotiated: nr_io_queues=8 on a 2-CPU guest is flagged (the kernel caps it);
+#   - a target that refuses (an unknown NQN, an unknown IQN): those cases failed with the tools' words,
+#     the rest measured, exit status 1;
+#   - SIGINT in the middle of a cell: compare stops and nothing is left attached;
+#   - after every plan: no NVMe controller, no iSCSI session, no node record.
+set -euo pipefail
+OUT=$1
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export SCEN_DIR=$OUT
+. "$here/../lib/common.sh"
+[ -x "${NFSBENCH:-}" ] || fail "NFSBENCH=${NFSBENCH:-} is not an executable nfsbench binary"
+TARGET_SH=$INTEROP_ROOT/lab/targets/block-target.sh
+trap 'rc=$?; "$TARGET_SH" down >/dev/null 2>&1 || true; dmesg > "$OUT/dmesg.txt" 2>/dev/null; exit $rc' EXIT
+
+. "$INTEROP_ROOT/lab/vm/guest/rxe.sh" || fail "Soft-RoCE setup (lab/vm/guest/rxe.sh) failed"
+step "the RAM-disk target: NVMe-oF (tcp, rdma) and LIO iSCSI (tcp, iSER) on $RXE_IP"
+must 120 "block-target.sh up" "$TARGET_SH" up --ip "$RXE_IP" --size 256 --rdma > "$OUT/target.txt"
+cat "$OUT/target.txt"
+# open-iscsi's daemon: the guest has no systemd to start it on demand.
+mkdir -p /run/lock/iscsi
+iscsid || fail "iscsid did not start"
+wait_for 10 "iscsid" test -s /run/iscsid.pid || fail "iscsid wrote no pid file"
+
+# Bytes the target's backing devices moved so far (read + write sectors × 512).
+target_bytes() {
+  local total=0 dev
+  for dev in $(awk '{ print $2 }' "$OUT/target.txt" | sort -u); do
+    total=$((total + $(awk '{ print ($3 + $7) * 512 }' "$dev/stat")))
+  done
+  echo $total
+}
+
+nothing_attached() {
+  local what=$1
+  [ -z "$(ls /sys/class/nvme 2>/dev/null)" ] || fail "$what: an NVMe controller is left: $(ls /sys/class/nvme)"
+  [ -z "$(ls /sys/class/iscsi_session 2>/dev/null)" ] || fail "$what: an iSCSI session is left: $(iscsiadm -m session 2>&1)"
+  ! iscsiadm -m node >/dev/null 2>&1 || fail "$what: an iSCSI node record is left: $(iscsiadm -m node 2>&1)"
+}
+
+# compare_plan NAME EXPECTED_STATUS COMPARE_ARGS...
+compare_plan() {
+  local name=$1 want=$2; shift 2
+  step "nfsbench compare: $name"
+  local rc=0
+  tmo 500 "$NFSBENCH" compare --target "$RXE_IP" --quick --reps 1 --size 8m --out "$OUT/$name" "$@" \
+    > "$OUT/$name.out" 2> "$OUT/$name.err" || rc=$?
+  cat "$OUT/$name.out"
+  tail -n 5 "$OUT/$name.err"
+  [ "$rc" = "$want" ] || fail "$name: nfsbench compare exited with status $rc, expected $want: $(tail -n 1 "$OUT/$name.err")"
+  nothing_attached "$name"
+}
+
+check_report() {
+  python3 "$here/block_check.py" "$OUT/$1" "$2" "$3" > "$OUT/$1.check" 2>&1 || {
+    cat "$OUT/$1.check"; fail "$1: $(tail -n 1 "$OUT/$1.check")"; }
+  cat "$OUT/$1.check"
+}
+
+B0=$(target_bytes)
+compare_plan block 0 "$INTEROP_ROOT/plans/block.toml" --workloads seq-read-1m,rand-write-4k
+B1=$(target_bytes)
+check_report block $((B1 - B0)) 'iscsi:iscsi iser:iser nvme-tcp:nvme-tcp nvme-rdma:nvme-rdma'
+summary "plans/block.toml: iSCSI, iSER, NVMe/TCP and NVMe/RDMA measured, transports proven from sysfs, device bytes matching fio's and the target's"
+
+cat > "$OUT/verify.toml" <<EOF
+title = "write and verify on every block transport, a flagged option, two refused targets"
+baseline = "iscsi"
+wire = false
+[[case]]
+name = "iscsi"
+kind = "iscsi"
+options = "max_recv_dlength=65536,immediate_data=No"
+[[case]]
+name = "iser"
+kind = "iser"
+[[case]]
+name = "nvme-tcp"
+kind = "nvme-tcp"
+options = "nr_io_queues=8,queue_size=64"
+[[case]]
+name = "nvme-rdma"
+kind = "nvme-rdma"
+options = "nr_io_queues=1,queue_size=32"
+[[case]]
+name = "nvme-unknown"
+kind = "nvme-tcp"
+nqn = "nqn.2026-11.io.nfsbench:nosuch"
+[[case]]
+name = "iscsi-unknown"
+kind = "iscsi"
+iqn = "iqn.2026-11.io.nfsbench:nosuch"
+options = "login_retries=1,login_timeout=5"
+[[workload]]
+name = "write-verify"
+rw = "randwrite"
+bs = "16k"
+iodepth = 8
+numjobs = 1
+size = "8m"
+fio = { verify = "crc32c", do_verify = 1 }
+EOF
+B1=$(target_bytes)
+compare_plan verify 1 "$OUT/verify.toml"
+B2=$(target_bytes)
+grep -q "2 case(s) failed" "$OUT/verify.err" || fail "verify: compare did not say which cases failed: $(tail -n 1 "$OUT/verify.err")"
+check_report verify $((B2 - B1)) \
+  'iscsi:iscsi iser:iser nvme-tcp:nvme-tcp nvme-rdma:nvme-rdma nvme-unknown:failed:nvme connect iscsi-unknown:failed:iscsiadm'
+python3 - "$OUT/verify/report.json" <<'EOF' || fail "verify: asked vs negotiated: $(tail -n 1 "$OUT/verify.negotiation")"
+import json, sys
+cases = {c["name"]: c for c in json.load(open(sys.argv[1]))["cases"]}
+differs = cases["nvme-tcp"]["negotiation"]["differs"]
+assert any(d.startswith("nr_io_queues:") for d in differs), "nr_io_queues=8 on 2 CPUs not flagged: %s" % differs
+for name in ("iscsi", "iser", "nvme-rdma"):
+    assert not cases[name]["negotiation"]["differs"], "%s: %s" % (name, cases[name]["negotiation"]["differs"])
+print("nvme-tcp flagged: %s" % differs)
+EOF
+summary "write+verify clean on all four transports; nr_io_queues=8 flagged on 2 CPUs; unknown NQN and IQN failed, the rest measured"
+
+step "SIGINT in the middle of an NVMe/RDMA cell"
+"$NFSBENCH" compare --target "$RXE_IP" "$INTEROP_ROOT/plans/block.toml" --cases nvme-rdma --workloads seq-read-1m \
+  --reps 1 --size 8m --runtime 60s --ramp-time 0s --out "$OUT/interrupted" \
+  > "$OUT/interrupted.out" 2> "$OUT/interrupted.err" &
+CPID=$!
+wait_for 120 "a measured cell on an attached controller" \
+  bash -c '[ -n "$(ls /sys/class/nvme 2>/dev/null)" ] && ls '"$OUT"'/interrupted/cells/*--1.err' \
+  || { kill -9 $CPID; fail "no measured cell started: $(tail -n 3 "$OUT/interrupted.err")"; }
+sleep 2
+kill -INT $CPID
+rc=0; tmo 90 bash -c "while kill -0 $CPID 2>/dev/null; do sleep 0.2; done" || rc=$?
+[ $rc = 0 ] || { kill -9 $CPID; fail "compare still running 90 s after SIGINT"; }
+wait $CPID && rc=0 || rc=$?
+[ $rc != 0 ] || fail "compare exited 0 after SIGINT"
+grep -q "interrupted" "$OUT/interrupted.err" || fail "compare did not say it was interrupted: $(tail -n 1 "$OUT/interrupted.err")"
+nothing_attached "after SIGINT"
+! pgrep -f "$NFSBENCH run" >/dev/null || fail "an nfsbench run child outlived the interrupted compare"
+summary "SIGINT mid-cell: compare exited $rc, nothing left attached"
+
+step "bad input: an unknown case kind is named"
+printf '[[case]]\nname = "x"\nkind = "fcoe"\n' > "$OUT/bad.toml"
+rc=0; "$NFSBENCH" compare --target "$RXE_IP" "$OUT/bad.toml" > "$OUT/bad.out" 2>&1 || rc=$?
+[ $rc = 2 ] && grep -q "kind 'fcoe'" "$OUT/bad.out" || fail "unknown kind: status $rc: $(tail -n 1 "$OUT/bad.out")"
+
+step "the target comes down clean"
+"$TARGET_SH" down
+[ -z "$(ls /sys/kernel/config/nvmet/subsystems 2>/dev/null)" ] || fail "block-target.sh down left an NVMe subsystem"
+[ ! -e /sys/kernel/config/target/iscsi/iqn.2026-11.io.nfsbench:ram0 ] || fail "block-target.sh down left the iSCSI target"

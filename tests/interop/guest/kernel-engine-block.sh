@@ -114,7 +114,7 @@ compare_plan verify 1 "$OUT/verify.toml"
 B2=$(target_bytes)
 grep -q "2 case(s) failed" "$OUT/verify.err" || fail "verify: compare did not say which cases failed: $(tail -n 1 "$OUT/verify.err")"
 check_report verify $((B2 - B1)) \
-  'iscsi:iscsi iser:iser nvme-tcp:nvme-tcp nvme-rdma:nvme-rdma nvme-unknown:failed:nvme connect iscsi-unknown:failed:iscsiadm'
+  'iscsi:iscsi iser:iser nvme-tcp:nvme-tcp nvme-rdma:nvme-rdma nvme-unknown:failed:nvme-fabrics iscsi-unknown:failed:iscsiadm'
 python3 - "$OUT/verify/report.json" <<'EOF' || fail "verify: asked vs negotiated: $(tail -n 1 "$OUT/verify.negotiation")"
 import json, sys
 cases = {c["name"]: c for c in json.load(open(sys.argv[1]))["cases"]}

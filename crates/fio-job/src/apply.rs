@@ -178,9 +178,13 @@ pub(crate) fn apply(state: &mut State, raw: &RawOption, notices: &mut Notices) -
                 _ => return Err(cx.bad(v, ValueError::new("kb_base", "use 1024 or 1000"))),
             }
         }
-        Opt::TimeBased | Opt::NoRandomMap | Opt::GroupReporting | Opt::Stonewall | Opt::NewGroup | Opt::Thread => {
-            set_flag(state, def.opt, cx.bool(v)?)
-        }
+        Opt::TimeBased
+        | Opt::NoRandomMap
+        | Opt::RefillBuffers
+        | Opt::GroupReporting
+        | Opt::Stonewall
+        | Opt::NewGroup
+        | Opt::Thread => set_flag(state, def.opt, cx.bool(v)?),
     }
     Ok((def.name.to_string(), v.to_string()))
 }
@@ -189,6 +193,7 @@ fn set_flag(state: &mut State, opt: Opt, on: bool) {
     match opt {
         Opt::TimeBased => state.time_based = on,
         Opt::NoRandomMap => state.norandommap = on,
+        Opt::RefillBuffers => state.refill_buffers = Some(on),
         Opt::GroupReporting => state.group_reporting = on,
         Opt::Stonewall => state.stonewall = on,
         Opt::NewGroup => state.new_group = on,

@@ -176,6 +176,14 @@ pub struct JobSpec {
     pub fdatasync: u32,
     pub end_fsync: bool,
     pub create_on_open: bool,
+    /// `refill_buffers`: every write is submitted with freshly generated random bytes instead of the
+    /// buffer filled once at start and reused (fio's default). As fio's `fixup_options`, `verify=` turns
+    /// it on unless the job set it (`refill_buffers=0`). Under `verify=` the bytes written are the verify
+    /// units, themselves generated afresh for every write, whatever this says (fio fills the buffer and
+    /// then overwrites it with the verify pattern). `zero_buffers`, `scramble_buffers`,
+    /// `buffer_compress_percentage`, `dedupe_percentage` and `buffer_pattern`, which change what fio puts
+    /// in its buffers, are refused by name.
+    pub refill_buffers: bool,
     pub verify: Option<Verify>,
     pub verify_fatal: bool,
     /// As given; see [`JobSpec::effective_verify_interval`] for the value fio uses.

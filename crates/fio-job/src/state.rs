@@ -49,6 +49,8 @@ pub(crate) struct State {
     pub fdatasync: u32,
     pub end_fsync: bool,
     pub create_on_open: bool,
+    /// `refill_buffers` as given (None: not given; fio's `fio_option_is_set`).
+    pub refill_buffers: Option<bool>,
     pub verify: Option<Verify>,
     pub verify_fatal: bool,
     pub verify_interval: Option<u64>,
@@ -96,6 +98,7 @@ impl Default for State {
             fdatasync: 0,
             end_fsync: false,
             create_on_open: false,
+            refill_buffers: None,
             verify: None,
             verify_fatal: false,
             verify_interval: None,
@@ -161,6 +164,8 @@ impl State {
             fdatasync: self.fdatasync,
             end_fsync: self.end_fsync,
             create_on_open: self.create_on_open,
+            // fio's fixup_options: verify= turns refill_buffers on unless the job set it.
+            refill_buffers: self.refill_buffers.unwrap_or(self.verify.is_some()),
             verify: self.verify,
             verify_fatal: self.verify_fatal,
             verify_interval: self.verify_interval,

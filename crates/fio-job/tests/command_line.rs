@@ -115,3 +115,19 @@ fn command_line_values_are_not_environment_expanded() {
 fn global_options_alone_define_no_job() {
     assert!(matches!(parse(None, &args("--rw=read --size=1m")), Err(JobError::NoJobs)));
 }
+
+#[test]
+fn refill_buffers_is_a_flag_as_in_the_smb_direct_study() {
+    let set = parse(None, &args("--name=a --rw=randwrite --bs=4k --size=1m --refill_buffers --norandommap")).unwrap();
+    let job = &set.jobs[0];
+    assert!(job.refill_buffers && job.norandommap);
+    assert!(
+        job.job_options.contains(&("refill_buffers".to_string(), String::new())),
+        "recorded as fio records a bare flag"
+    );
+    // A flag never takes the next argument, and takes an explicit value.
+    let set = parse(None, &args("--refill_buffers --size=1m --name=a --name=b --refill_buffers=0")).unwrap();
+    assert_eq!(set.global.get("refill_buffers"), Some(""));
+    assert!(set.jobs[0].refill_buffers && !set.jobs[1].refill_buffers);
+    assert!(!parse(None, &args("--name=a --size=1m")).unwrap().jobs[0].refill_buffers, "off by default");
+}

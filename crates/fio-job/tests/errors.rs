@@ -42,6 +42,19 @@ fn unsupported_options_are_named_with_the_argument() {
 }
 
 #[test]
+fn fio_has_no_norefill_buffers_nor_the_buffer_content_options_nfsbench_leaves_out() {
+    // fio 3.33's options.c has refill_buffers (FIO_OPT_STR_SET) and no negated form: refill_buffers=0.
+    assert_eq!(
+        cli_error("--name=a --size=1m --norefill_buffers"),
+        "--norefill_buffers: unsupported fio option 'norefill_buffers' (did you mean 'refill_buffers'?)"
+    );
+    for option in ["zero_buffers", "scramble_buffers=0", "buffer_compress_percentage=50", "dedupe_percentage=10"] {
+        let name = option.split('=').next().unwrap_or(option);
+        assert!(file_error(option).contains(&format!("unsupported fio option '{name}'")), "{option}");
+    }
+}
+
+#[test]
 fn a_bad_size_names_the_argument_and_the_value() {
     assert_eq!(cli_error("--name=a --size=1m --bs=4q"), "--bs=4q: bad size '4q': unknown unit 'q'");
     assert_eq!(file_error("bs=4q"), "job file study.fio line 4: bad size '4q' for bs: unknown unit 'q'");

@@ -197,3 +197,19 @@ fn stonewall_on_the_first_job_does_not_open_an_empty_group() {
         parse_file("[a]\nsize=1m\nstonewall\n[b]\nsize=1m\n").unwrap().jobs.iter().map(|j| j.group).collect();
     assert_eq!(groups, [0, 0]);
 }
+
+#[test]
+fn refill_buffers_is_read_bare_or_with_a_value_and_verify_implies_it_as_in_fio() {
+    let text =
+        "[global]\nsize=1m\nrw=randwrite\nrefill_buffers\n[on]\n[off]\nrefill_buffers=0\n[plain]\nrefill_buffers=1\n";
+    let set = parse_file(text).unwrap();
+    let refill: Vec<bool> = set.jobs.iter().map(|j| j.refill_buffers).collect();
+    assert_eq!(refill, [true, false, true]);
+    assert_eq!(set.global.get("refill_buffers"), Some(""));
+    // fio's fixup_options: verify= turns it on unless the job set it.
+    let set =
+        parse_file("[global]\nsize=1m\nrw=write\nverify=crc32c\n[implied]\n[declined]\nrefill_buffers=0\n").unwrap();
+    let refill: Vec<bool> = set.jobs.iter().map(|j| j.refill_buffers).collect();
+    assert_eq!(refill, [true, false]);
+    assert!(!parse_file("[plain]\nsize=1m\nrw=write\n").unwrap().jobs[0].refill_buffers);
+}

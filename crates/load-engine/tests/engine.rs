@@ -82,6 +82,31 @@ impl RecordHandler for Tampering {
     }
 }
 
+/// Passes every call to the server and keeps each WRITE's offset and data.
+struct WriteLog {
+    inner: Arc<Server>,
+    writes: Mutex<Vec<(u64, Vec<u8>)>>,
+}
+
+impl RecordHandler for WriteLog {
+    fn handle(&self, record: &[u8], conn: &ConnectionInfo) -> Option<Reply> {
+        let write = RpcMessage::decode(record).ok().and_then(|(msg, body)| {
+            let call = msg.as_call()?;
+            (call.prog == onc_rpc::NFS_PROGRAM && call.proc == WRITE).then_some(())?;
+            match nfs3_proto::Nfs3Call::decode(WRITE, body).ok()? {
+                nfs3_proto::Nfs3Call::Write(args) => Some((args.offset, args.data.to_vec())),
+                _ => None,
+            }
+        });
+        self.writes.lock().expect("lock").extend(write);
+        self.inner.handle(record, conn)
+    }
+
+    fn may_block(&self) -> bool {
+        false
+    }
+}
+
 fn io_bytes(run: &EngineRun, dir: Dir) -> u64 {
     run.results.iter().map(|r| r.recorder.io_bytes(dir)).sum()
 }
@@ -243,5 +268,42 @@ async fn an_io_larger_than_rsize_and_wsize_is_split_into_calls_and_verifies_clea
     let r = run(&server, "rsize=1048576", &job).await;
     assert!(r.failures.is_empty() && r.results[0].verify_errors == 0, "{:?}", r.failures);
     assert_eq!(io_bytes(&r, Dir::Read), 5 << 20);
+    server.stop().await;
+}
+
+/// The two writes of block 0 of a job that writes four 4 KiB blocks twice (two loops), with `extra` options.
+async fn block_zero_written_twice(server: &TestServer, log: &WriteLog, extra: &[&str]) -> (Vec<u8>, Vec<u8>) {
+    let mut args = vec!["--name=r", "--rw=write", "--bs=4k", "--size=16k", "--loops=2"];
+    args.extend_from_slice(extra);
+    log.writes.lock().expect("lock").clear();
+    let r = run(server, "", &args).await;
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    let writes = std::mem::take(&mut *log.writes.lock().expect("lock"));
+    let mut at_zero = writes.into_iter().filter(|(offset, _)| *offset == 0).map(|(_, data)| data);
+    let (Some(first), Some(second), None) = (at_zero.next(), at_zero.next(), at_zero.next()) else {
+        panic!("block 0 is written once per loop");
+    };
+    assert_eq!((first.len(), second.len()), (4096, 4096));
+    (first, second)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refill_buffers_sends_new_bytes_in_each_write_of_a_block_and_still_verifies() {
+    let mut log = None;
+    let server = TestServer::start_with(&["127.0.0.1:0".parse().expect("addr")], |inner| {
+        let l = Arc::new(WriteLog { inner, writes: Mutex::new(Vec::new()) });
+        log = Some(Arc::clone(&l));
+        l
+    });
+    let log = log.expect("handler made");
+    let (first, second) = block_zero_written_twice(&server, &log, &[]).await;
+    assert_eq!(first, second, "without refill_buffers the buffer is reused, as fio reuses it");
+    let (first, second) = block_zero_written_twice(&server, &log, &["--refill_buffers"]).await;
+    assert_ne!(first, second, "refill_buffers: the second write of the block carries new bytes");
+    // verify= writes its own units (fresh per write); refill_buffers leaves them alone.
+    let job = ["--name=v", "--rw=randwrite", "--bs=4k", "--size=1m", "--iodepth=8", "--verify=md5", "--refill_buffers"];
+    let r = run(&server, "", &job).await;
+    assert!(r.failures.is_empty() && r.results[0].verify_errors == 0, "{:?}", r.failures);
+    assert_eq!(io_bytes(&r, Dir::Read), 1 << 20, "the verify phase read it all back");
     server.stop().await;
 }

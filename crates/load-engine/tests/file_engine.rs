@@ -161,3 +161,35 @@ async fn an_existing_file_without_size_is_read_whole_and_a_new_one_refused() {
     let e = run(&[missing, "--name=e".into(), "--rw=read".into()]).await.unwrap_err();
     assert!(e.to_string().contains("you need to specify size="), "{e}");
 }
+
+/// The file of a job that writes one 4 KiB block, with `extra` options: under `--loops=2` the block is
+/// written and then overwritten, and the file keeps the overwrite.
+async fn one_block_written(scratch: &Scratch, extra: &[&str]) -> Vec<u8> {
+    let mut list = vec!["--name=r", "--rw=write", "--bs=4k", "--size=4k"];
+    list.extend_from_slice(extra);
+    let r = run(&args(scratch, &list)).await.expect("runs");
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    let data = std::fs::read(scratch.0.join("r.0.0")).expect("file written");
+    assert_eq!(data.len(), 4096);
+    data
+}
+
+#[tokio::test]
+async fn refill_buffers_overwrites_a_block_with_new_bytes_and_still_verifies() {
+    let scratch = Scratch::new("refill");
+    // The first write of a clone is the same in both runs, so the loops=2 file shows the second write.
+    let once = one_block_written(&scratch, &[]).await;
+    let overwritten = one_block_written(&scratch, &["--loops=2"]).await;
+    assert_eq!(once, overwritten, "without refill_buffers the overwrite repeats the buffer, as today");
+    let once = one_block_written(&scratch, &["--refill_buffers"]).await;
+    let overwritten = one_block_written(&scratch, &["--refill_buffers", "--loops=2"]).await;
+    assert_ne!(once, overwritten, "refill_buffers: the overwrite carried new bytes");
+    let again = one_block_written(&scratch, &["--refill_buffers"]).await;
+    assert_eq!(once, again, "repeatable under randrepeat, as fio's buffers are");
+    // verify= writes its own units (fresh per write); refill_buffers leaves them alone.
+    let job =
+        ["--name=v", "--rw=randwrite", "--bs=4k", "--size=1m", "--iodepth=8", "--verify=crc32c", "--refill_buffers"];
+    let r = run(&args(&scratch, &job)).await.expect("runs");
+    assert!(r.failures.is_empty() && r.results[0].verify_errors == 0, "{:?}", r.failures);
+    assert_eq!(io(&r, Dir::Read).0, 1 << 20, "the verify phase read it all back");
+}

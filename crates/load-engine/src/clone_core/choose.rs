@@ -80,11 +80,20 @@ impl CloneCore {
         }
     }
 
-    /// Fill a write buffer for `offset` with verify units (no-op without verify: the buffer's random
-    /// bytes are reused, as fio reuses its buffers). Called before the submission clock starts.
-    pub fn fill_verify_units(&mut self, buf: &mut [u8], offset: u64) {
+    /// Whether each write needs bytes of its own ([`CloneCore::fill_write`]: verify units, or
+    /// `refill_buffers`) rather than the shared `filler`.
+    pub fn fills_writes(&self) -> bool {
+        self.verifier.is_some() || self.refill.is_some()
+    }
+
+    /// Fill a write buffer for `offset`: with verify units, or under `refill_buffers` with fresh random
+    /// bytes; otherwise a no-op (the buffer's random bytes are reused, as fio reuses its buffers). Called
+    /// before the submission clock starts, as fio fills its buffers.
+    pub fn fill_write(&mut self, buf: &mut [u8], offset: u64) {
         if let Some(verifier) = self.verifier {
             verifier.fill(buf, offset, self.rng.u64(..));
+        } else if let Some(rng) = &mut self.refill {
+            crate::buffers::refill(buf, rng);
         }
     }
 

@@ -24,6 +24,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use unit_map::UnitMap;
 
+/// Sets the `refill_buffers` generator's seed apart from the clone's offset generator.
+const REFILL_STREAM: u64 = 0x7265_6669_6c6c_6275;
+
 /// What one clone did.
 #[derive(Debug)]
 pub struct WorkerOutcome {
@@ -95,6 +98,9 @@ pub struct CloneCore {
     /// Random bytes, as large as the largest write, for writes without verify (fio fills its buffers
     /// once and reuses them).
     pub(crate) filler: Bytes,
+    /// `refill_buffers` on a job that writes without verify: the generator of each write's fresh bytes
+    /// ([`crate::buffers::refill`]); None when writes reuse `filler` (or carry verify units).
+    refill: Option<fastrand::Rng>,
     pub(crate) recorder: JobRecorder,
     phase: Phase,
     queue: VecDeque<Op>,
@@ -144,8 +150,13 @@ impl CloneCore {
         let deadline = spec.runtime.map(|r| start + spec.ramp_time + r);
         let running_phase =
             JobPhase::Running { read: spec.rw.reads(), write: spec.rw.writes(), random: spec.rw.is_random() };
+        // Verify units are generated afresh for every write already and are what fio writes under verify
+        // (its verify fill overwrites the refilled buffer), so refill_buffers only changes plain writes.
+        let refill = (spec.refill_buffers && spec.rw.writes() && setup.verifier.is_none())
+            .then(|| fastrand::Rng::with_seed(crate::permutation::splitmix64(setup.seed ^ REFILL_STREAM)));
         CloneCore {
             filler: Bytes::from(crate::buffers::random_bytes(sizers[1].max() as usize, setup.seed)),
+            refill,
             names: setup.files.into_iter().map(|(name, _)| name).collect(),
             regions,
             state,
@@ -286,3 +297,6 @@ pub fn start_delay(spec: &JobSpec, seed: u64) -> Duration {
 pub fn nanos(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,6 +1,7 @@
 //! One job clone of the file engine on its own OS thread, as fio runs a job: its files opened
 //! (`O_DIRECT` under `direct=1`), one ring of `iodepth` entries, one aligned buffer per entry filled
-//! with random bytes once (fio reuses its buffers), `iodepth` I/Os kept in flight.
+//! with random bytes once (fio reuses its buffers; under `refill_buffers` each write's bytes are
+//! generated afresh), `iodepth` I/Os kept in flight.
 //!
 //! As fio's defaults (`iodepth_batch_submit=1`, `iodepth_batch_complete_min=1`, `_max=iodepth`): each
 //! I/O is submitted as soon as it is prepared; when the ring is full (or the phase has nothing more to
@@ -142,8 +143,9 @@ impl Worker {
             return false;
         };
         if let Op::Write { offset, len, .. } = op {
-            // Verify units are written before the submission clock starts, as fio fills its buffers.
-            self.core.fill_verify_units(&mut buf[..len as usize], offset);
+            // Verify units or refill_buffers' fresh bytes go in before the submission clock starts, as fio
+            // fills its buffers.
+            self.core.fill_write(&mut buf[..len as usize], offset);
         }
         let before = Instant::now();
         let queued = match op {

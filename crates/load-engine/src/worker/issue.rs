@@ -8,7 +8,8 @@ use std::time::Instant;
 
 impl Worker {
     /// Hand `op` to the client; returns the call, its submission latency and when it was submitted.
-    /// As in fio, filling a write buffer (verify patterns) happens before the submission clock starts.
+    /// As in fio, filling a write buffer (verify patterns, `refill_buffers`) happens before the submission
+    /// clock starts.
     pub(super) fn submit(&mut self, op: Op) -> (Submitted, u64, Instant) {
         let data = match op {
             Op::Write { offset, len, .. } => self.write_data(offset, len),
@@ -44,12 +45,14 @@ impl Worker {
         (submitted, nanos(after - before), after)
     }
 
+    /// The bytes of a write: the shared filler (fio reuses its buffers), or a buffer of its own for
+    /// verify units or `refill_buffers`.
     fn write_data(&mut self, offset: u64, len: u64) -> Bytes {
-        if self.core.verifier.is_none() {
+        if !self.core.fills_writes() {
             return self.core.filler.slice(..len as usize);
         }
         let mut buf = vec![0u8; len as usize];
-        self.core.fill_verify_units(&mut buf, offset);
+        self.core.fill_write(&mut buf, offset);
         Bytes::from(buf)
     }
 }

@@ -26,7 +26,8 @@ ALL=(kernel-client-tcp tshark-server-capture libnfs-tools fio-nfs-engine rdma-ve
      kernel-client-rdma nfsbench-client-kernel-server-tcp nfsbench-client-kernel-server-rdma
      nfsbench-client-ganesha nfsbench-client-v4-knfsd-tcp nfsbench-client-v4-knfsd-rdma nfsbench-client-v4-ganesha
      nfsbench-client-study-job nfsbench-client-nconnect nfsbench-clients-mpi
-     compare-kernel-server file-engine-vs-fio kernel-engine-knfsd kernel-engine-serve
+     compare-kernel-server file-engine-vs-fio kernel-engine-knfsd kernel-engine-serve kernel-engine-block
+     kernel-engine-smb
      kernel-client-v4-serve-tcp kernel-client-v4-serve-rdma)
 # Run by name only (not in ALL): kernel-client-v4-knfsd-tcp and kernel-client-v4-knfsd-rdma, the v4
 # kernel-client harness's reference runs against knfsd (they prove the harness, not nfsbench: ~20 min).

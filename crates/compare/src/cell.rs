@@ -83,7 +83,7 @@ impl ClientSetup {
     pub fn run_args(&self, case: &Case, fio_args: &[String], link: Option<&LinkSpec>, json: &Path) -> Vec<String> {
         let mut args = vec!["run".to_string()];
         args.extend(fio_args.iter().cloned());
-        match case.block_target(crate::plan::target_host(&self.target)) {
+        match case.target_on(crate::plan::target_host(&self.target)) {
             Some(url) => {
                 args.extend(["--target".into(), url]);
                 let options = case.mount_options();
@@ -156,7 +156,10 @@ impl ClientSetup {
     /// After a block case's run, whatever way it ended: detach what the kernel still holds for its
     /// target (a run killed before it could log out), and say so in the cell's stderr log.
     fn sweep_block(&self, case: &Case, json: &Path) {
-        let Some(url) = case.block_target(crate::plan::target_host(&self.target)) else {
+        if !case.is_block() {
+            return;
+        }
+        let Some(url) = case.target_on(crate::plan::target_host(&self.target)) else {
             return;
         };
         let Ok(target) = kernel_attach::Target::parse(&url) else {

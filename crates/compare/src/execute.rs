@@ -6,7 +6,7 @@
 use crate::cell::{CellError, ClientSetup};
 use crate::cpu_sampler::CpuSampler;
 use crate::embedded::{EmbeddedConfig, EmbeddedServer, ServerError};
-use crate::plan::{Case, Plan, Workload};
+use crate::plan::{Case, CaseKind, Plan, Workload};
 use crate::progress::PlanProgress;
 use crate::results::Report;
 use crate::summarize::{headline, summarize, Context, Outcome};
@@ -137,51 +137,46 @@ pub fn execute(plan: &Plan, unsupported: &Unsupported, setup: &Setup) -> Result<
     // works: that case is marked failed and the plan goes on).
     let mut failed: BTreeMap<String, String> = BTreeMap::new();
     let server_log = || server.as_ref().map(EmbeddedServer::log_tail);
-    // NFS cases share the export's files; every block case has a device of its own, laid out by itself
-    // (a thin or RAM target answers reads of blocks never written without touching its medium).
-    let nfs = |c: &&&Case| !c.is_block();
-    let mut layout_cases: Vec<&Case> =
-        runnable.iter().filter(|c| c.name == plan.baseline).filter(nfs).copied().collect();
-    layout_cases.extend(runnable.iter().filter(|c| c.name != plan.baseline).filter(nfs).copied());
+    // Cases that share storage share its files: the NFS cases the export's, the SMB cases the share's; a
+    // block case has its device to itself (a thin or RAM target answers reads of blocks never written
+    // without touching its medium). Each group is laid out once, over its first case that works.
+    let mut groups: Vec<(String, Vec<&Case>)> = Vec::new();
+    let ordered =
+        runnable.iter().filter(|c| c.name == plan.baseline).chain(runnable.iter().filter(|c| c.name != plan.baseline));
+    for case in ordered {
+        let storage = storage_of(case);
+        match groups.iter_mut().find(|(s, _)| *s == storage) {
+            Some((_, cases)) => cases.push(case),
+            None => groups.push((storage, vec![case])),
+        }
+    }
     for ((job, mpi), (w, numjobs)) in files_to_lay_out(plan) {
         progress.start(&format!("laying out {job}'s files"));
-        let blocks: Vec<&Case> =
-            runnable.iter().filter(|c| c.is_block() && !failed.contains_key(&c.name)).copied().collect();
-        for case in blocks {
-            let json = setup.out_dir.join(format!("layout-{job}-{}.json", case.name));
-            match client.lay_out(case, &w, numjobs, &json) {
-                Ok(()) => {}
-                Err(CellError::Interrupted) => {
-                    return Err(RunError::Interrupted { during: format!("laying out {job} on {}", case.name) })
-                }
-                Err(source) => {
-                    failed.insert(case.name.clone(), failure(&source, None));
-                }
-            }
-        }
-        if layout_cases.is_empty() {
-            continue;
-        }
-        let json = setup.out_dir.join(format!("layout-{job}{}.json", if mpi { "-clients" } else { "" }));
-        let mut last_error = None;
-        let candidates: Vec<&Case> = layout_cases.iter().filter(|c| !failed.contains_key(&c.name)).copied().collect();
-        for case in candidates {
-            match client.lay_out(case, &w, numjobs, &json) {
-                Ok(()) => {
-                    last_error = None;
-                    break;
-                }
-                Err(CellError::Interrupted) => {
-                    return Err(RunError::Interrupted { during: format!("laying out {job}'s files") })
-                }
-                Err(source) => {
-                    failed.insert(case.name.clone(), failure(&source, server_log()));
-                    last_error = Some(source);
+        for (storage, cases) in &groups {
+            let suffix = if storage.is_empty() { String::new() } else { format!("-{storage}") };
+            let json = setup.out_dir.join(format!("layout-{job}{}{suffix}.json", if mpi { "-clients" } else { "" }));
+            let mut last_error = None;
+            let candidates: Vec<&Case> = cases.iter().filter(|c| !failed.contains_key(&c.name)).copied().collect();
+            for case in candidates {
+                match client.lay_out(case, &w, numjobs, &json) {
+                    Ok(()) => {
+                        last_error = None;
+                        break;
+                    }
+                    Err(CellError::Interrupted) => {
+                        return Err(RunError::Interrupted { during: format!("laying out {job}'s files") })
+                    }
+                    Err(source) => {
+                        let log = if storage.is_empty() { server_log() } else { None };
+                        failed.insert(case.name.clone(), failure(&source, log));
+                        last_error = Some(source);
+                    }
                 }
             }
-        }
-        if let Some(source) = last_error {
-            return Err(RunError::LayOut { job: job.clone(), source });
+            // Without its files no NFS case can run: the plan stops. Other groups' cases are failed.
+            if let (Some(source), true) = (last_error, storage.is_empty()) {
+                return Err(RunError::LayOut { job: job.clone(), source });
+            }
         }
     }
 
@@ -315,6 +310,16 @@ fn files_to_lay_out(plan: &Plan) -> BTreeMap<(String, bool), (Workload, u32)> {
         entry.0.clients = entry.0.clients.max(w.clients);
     }
     files
+}
+
+/// The storage a case's files live on, as a name for its layout file: "" for the NFS export, "smb" for
+/// the SMB share, the case's name for a block device of its own.
+fn storage_of(case: &Case) -> String {
+    match case.kind {
+        CaseKind::Nfs => String::new(),
+        CaseKind::Smb => "smb".to_string(),
+        CaseKind::Block(_) => case.name.clone(),
+    }
 }
 
 fn wire_duration(plan: &Plan) -> Duration {

@@ -1,6 +1,6 @@
 //! What one repetition of one cell measured, read from the fio JSON (json+) that `nfsbench run` wrote.
 
-use crate::results::{DeviceCounters, KernelCounters, Negotiation, RdmaCounters};
+use crate::results::{IoCounters, KernelCounters, Negotiation, RdmaCounters};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -56,13 +56,15 @@ pub struct KernelTotals {
     pub exec_ms: f64,
     pub backlog_ms: f64,
     pub rdma: Option<RdmaCounters>,
-    /// A block case's device: I/Os, bytes and the stat file's ticks (ms).
-    pub device: Option<DeviceTotals>,
+    /// A block or SMB case's I/O as its client counted it: I/Os, bytes and time (ms).
+    pub io: Option<IoTotals>,
 }
 
-/// A block device's counters over windows, as sums.
+/// A block device's or an SMB client's I/O counters over windows, as sums.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct DeviceTotals {
+pub struct IoTotals {
+    /// What counted them: "block device", "SMB client".
+    pub source: String,
     pub read_ios: u64,
     pub write_ios: u64,
     pub bytes_read: u64,
@@ -73,8 +75,8 @@ pub struct DeviceTotals {
 impl KernelTotals {
     /// Both windows' counters together.
     pub fn add(&mut self, other: &KernelTotals) {
-        if let Some(d) = &other.device {
-            let a = self.device.get_or_insert_with(DeviceTotals::default);
+        if let Some(d) = &other.io {
+            let a = self.io.get_or_insert_with(|| IoTotals { source: d.source.clone(), ..IoTotals::default() });
             a.read_ios += d.read_ios;
             a.write_ios += d.write_ios;
             a.bytes_read += d.bytes_read;
@@ -114,9 +116,10 @@ impl KernelTotals {
             exec_ms: mean(self.exec_ms),
             backlog_ms: mean(self.backlog_ms),
             rdma: self.rdma.clone(),
-            device: self.device.as_ref().map(|d| {
+            io: self.io.as_ref().map(|d| {
                 let ios = d.read_ios + d.write_ios;
-                DeviceCounters {
+                IoCounters {
+                    source: d.source.clone(),
                     read_ios: d.read_ios,
                     write_ios: d.write_ios,
                     bytes_read: d.bytes_read,
@@ -251,9 +254,10 @@ fn kernel_rep(k: &Value) -> Option<KernelRep> {
             exec_ms: f(&w["exec_ms_total"]),
             backlog_ms: f(&w["backlog_ms_total"]),
             rdma,
-            device: w["device"].is_object().then(|| {
-                let d = &w["device"];
-                DeviceTotals {
+            io: w["io"].is_object().then(|| {
+                let d = &w["io"];
+                IoTotals {
+                    source: d["source"].as_str().unwrap_or("client").to_string(),
                     read_ios: u(&d["read_ios"]),
                     write_ios: u(&d["write_ios"]),
                     bytes_read: u(&d["bytes_read"]),

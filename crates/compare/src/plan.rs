@@ -74,16 +74,20 @@ pub enum CaseKind {
     /// An NFS export, through nfsbench's own client or the kernel's (the case's [`Engine`]).
     #[default]
     Nfs,
+    /// An SMB share mounted by the kernel's cifs client (SMB3 over TCP, or SMB Direct with `rdma`):
+    /// always the kernel engine.
+    Smb,
     /// A block device the kernel's own initiator attaches (NVMe/TCP, NVMe/RDMA, iSCSI, iSER): always
     /// the kernel engine.
     Block(kernel_attach::Kind),
 }
 
 impl CaseKind {
-    /// "nfs", or a block kind as [`kernel_attach::Kind`] writes it ("nvme-rdma").
+    /// "nfs", "smb", or a block kind as [`kernel_attach::Kind`] writes it ("nvme-rdma").
     pub fn parse(text: &str) -> Option<CaseKind> {
         match text {
             "nfs" => Some(CaseKind::Nfs),
+            "smb" => Some(CaseKind::Smb),
             other => kernel_attach::Kind::parse(other).map(CaseKind::Block),
         }
     }
@@ -93,6 +97,7 @@ impl std::fmt::Display for CaseKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CaseKind::Nfs => f.write_str("nfs"),
+            CaseKind::Smb => f.write_str("smb"),
             CaseKind::Block(kind) => kind.fmt(f),
         }
     }
@@ -109,6 +114,17 @@ impl<'de> serde::Deserialize<'de> for CaseKind {
         let text = String::deserialize(d)?;
         CaseKind::parse(&text).ok_or_else(|| serde::de::Error::custom(format!("unknown case kind '{text}'")))
     }
+}
+
+/// An option string for reports, with any password's value replaced (mount.cifs's `password=`/`pass=`).
+pub fn masked(options: &str) -> String {
+    mount_options::entries(options)
+        .map(|e| match e.key {
+            k if k.eq_ignore_ascii_case("password") || k.eq_ignore_ascii_case("pass") => format!("{k}=***"),
+            _ => e.raw.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// The host part of a plan's target (`HOST:/EXPORT`, `[IPv6]:/EXPORT`, `nfs://HOST[:PORT]/...` or a bare
@@ -150,7 +166,13 @@ pub struct Case {
     /// A block case's port (`None`: the kind's own, 4420 for NVMe-oF and 3260 for iSCSI).
     #[serde(default)]
     pub port: Option<u16>,
+    /// An SMB case's share (`None`: [`DEFAULT_SHARE`], the one `lab/targets/smb-target.sh` serves).
+    #[serde(default)]
+    pub share: Option<String>,
 }
+
+/// The SMB share `lab/targets/smb-target.sh` serves.
+pub const DEFAULT_SHARE: &str = "bench";
 
 /// The NVMe subsystem `lab/targets/block-target.sh` serves.
 pub const DEFAULT_NQN: &str = "nqn.2026-11.io.nfsbench:ram0";
@@ -158,6 +180,19 @@ pub const DEFAULT_NQN: &str = "nqn.2026-11.io.nfsbench:ram0";
 pub const DEFAULT_IQN: &str = "iqn.2026-11.io.nfsbench:ram0";
 
 impl Case {
+    /// An SMB case with its mount.cifs options (`vers=3.1.1,rdma`), run by the kernel engine against the
+    /// default share.
+    pub fn smb(name: &str, options: &str) -> Case {
+        Case {
+            name: name.to_string(),
+            kind: CaseKind::Smb,
+            engine: Engine::Kernel,
+            vers: String::new(),
+            options: (!options.is_empty()).then(|| options.to_string()),
+            ..Case::default()
+        }
+    }
+
     /// A block case of `kind` with its attach options (`nr_io_queues=2,queue_size=128`), run by the
     /// kernel engine against the default target names.
     pub fn block(name: &str, kind: kernel_attach::Kind, options: &str) -> Case {
@@ -171,10 +206,10 @@ impl Case {
         }
     }
 
-    /// The case once per NFS version, each named "NAME-vVERS" with its own `vers`; a block case stays
-    /// one case.
+    /// The case once per NFS version, each named "NAME-vVERS" with its own `vers`; an SMB or block case
+    /// stays one case.
     pub fn per_version(&self, versions: &[String]) -> Vec<Case> {
-        if self.is_block() {
+        if self.kind != CaseKind::Nfs {
             return vec![self.clone()];
         }
         versions.iter().map(|v| Case { name: format!("{}-v{v}", self.name), vers: v.clone(), ..self.clone() }).collect()
@@ -223,9 +258,9 @@ impl Case {
     /// The `-o` string of this case, without ports (the runner adds those for the embedded server). For
     /// the kernel engine an RDMA case without a port gets [`NFS_RDMA_PORT`], written out so that the
     /// report shows what mount.nfs was asked.
-    /// A block case's options are its attach options, as written.
+    /// A block case's options are its attach options, an SMB case's its mount.cifs options, as written.
     pub fn mount_options(&self) -> String {
-        if self.is_block() {
+        if self.kind != CaseKind::Nfs {
             return self.options.clone().unwrap_or_default();
         }
         let mut o = format!("vers={},proto={}", self.vers, self.proto);
@@ -263,11 +298,18 @@ impl Case {
         matches!(self.kind, CaseKind::Block(_))
     }
 
-    /// A block case's target URL on `host` (`nvme-rdma://10.99.0.1:4420/NQN`), as `nfsbench run --engine
-    /// kernel --target` takes it; `None` for an NFS case.
-    pub fn block_target(&self, host: &str) -> Option<String> {
-        let CaseKind::Block(kind) = self.kind else {
-            return None;
+    pub fn is_smb(&self) -> bool {
+        self.kind == CaseKind::Smb
+    }
+
+    /// An SMB or block case's target on `host`, as `nfsbench run --engine kernel --target` takes it:
+    /// `//10.99.0.1/bench`, `nvme-rdma://10.99.0.1:4420/NQN`; `None` for an NFS case (its target is the
+    /// plan's).
+    pub fn target_on(&self, host: &str) -> Option<String> {
+        let kind = match self.kind {
+            CaseKind::Nfs => return None,
+            CaseKind::Smb => return Some(format!("//{host}/{}", self.share.as_deref().unwrap_or(DEFAULT_SHARE))),
+            CaseKind::Block(kind) => kind,
         };
         let nvme = kind.is_nvme();
         let default_name = if nvme { DEFAULT_NQN } else { DEFAULT_IQN };
@@ -546,10 +588,10 @@ impl Plan {
         self.cases = self.cases.iter().flat_map(|case| case.per_version(versions)).collect();
     }
 
-    /// Every NFS case measures `engine`'s client (`--engine`, a plan's `engine`); block cases are always
-    /// the kernel's.
+    /// Every NFS case measures `engine`'s client (`--engine`, a plan's `engine`); SMB and block cases are
+    /// always the kernel's.
     pub fn set_engine(&mut self, engine: Engine) {
-        self.cases.iter_mut().filter(|c| !c.is_block()).for_each(|c| c.engine = engine);
+        self.cases.iter_mut().filter(|c| c.kind == CaseKind::Nfs).for_each(|c| c.engine = engine);
     }
 
     /// Whether some case mounts with the kernel's client.
@@ -559,7 +601,12 @@ impl Plan {
 
     /// Whether some NFS case mounts with the kernel's client (mount.nfs).
     pub fn uses_kernel_nfs(&self) -> bool {
-        self.cases.iter().any(|c| c.is_kernel() && !c.is_block())
+        self.cases.iter().any(|c| c.is_kernel() && c.kind == CaseKind::Nfs)
+    }
+
+    /// Whether some case mounts an SMB share (mount.cifs).
+    pub fn uses_smb(&self) -> bool {
+        self.cases.iter().any(Case::is_smb)
     }
 
     /// The block kinds the plan attaches, each once.

@@ -19,9 +19,15 @@
 //! # remoteports = "127.0.0.1-127.0.0.2", rsize = 1048576, wsize = 1048576,
 //! # options = "timeo=600", rdma_credits = 128, rdma_inline = "4k"
 //!
+//! [[case]]                 # an SMB share, mounted by the kernel's cifs client (always the kernel engine)
+//! name = "smb-direct"
+//! kind = "smb"
+//! # share = "bench"        # on the plan's --target host
+//! options = "vers=3.1.1,rdma"  # mount.cifs options, as written
+//!
 //! [[case]]                 # a block transport, attached by the kernel's initiator (always the kernel engine)
 //! name = "nvme-rdma"
-//! kind = "nvme-rdma"       # nvme-tcp | nvme-rdma | iscsi | iser (default: nfs)
+//! kind = "nvme-rdma"       # nvme-tcp | nvme-rdma | iscsi | iser (default: nfs; or smb)
 //! # nqn = "nqn.2026-11.io.nfsbench:ram0"  (iqn = "iqn..." for iscsi/iser), port = 4420
 //! options = "nr_io_queues=2,queue_size=128"   # the kind's attach options
 //!
@@ -116,6 +122,7 @@ struct CaseFile {
     nqn: Option<String>,
     iqn: Option<String>,
     port: Option<u16>,
+    share: Option<String>,
     engine: Option<String>,
     vers: Option<Versions>,
     proto: Option<String>,
@@ -191,7 +198,7 @@ pub enum PlanFileError {
         #[source]
         source: SweepValueError,
     },
-    #[error("case '{case}': kind '{text}' is not nfs, nvme-tcp, nvme-rdma, iscsi or iser")]
+    #[error("case '{case}': kind '{text}' is not nfs, smb, nvme-tcp, nvme-rdma, iscsi or iser")]
     Kind { case: String, text: String },
     /// A key of the other kind of case: `vers` on an NVMe case, `nqn` on an NFS one.
     #[error("case '{case}': {key} does not apply to a case of kind {kind}")]
@@ -287,10 +294,13 @@ fn case_from_file(mut c: CaseFile, plan_engine: Option<Engine>) -> Result<Vec<Ca
         }
         None => CaseKind::Nfs,
     };
-    if let CaseKind::Block(kind) = kind {
-        return block_case(c, kind).map(|case| vec![case]);
+    match kind {
+        CaseKind::Block(kind) => return block_case(c, kind).map(|case| vec![case]),
+        CaseKind::Smb => return smb_case(c).map(|case| vec![case]),
+        CaseKind::Nfs => {}
     }
-    let not_for_nfs = [("nqn", c.nqn.is_some()), ("iqn", c.iqn.is_some()), ("port", c.port.is_some())];
+    let not_for_nfs =
+        [("nqn", c.nqn.is_some()), ("iqn", c.iqn.is_some()), ("port", c.port.is_some()), ("share", c.share.is_some())];
     if let Some((key, _)) = not_for_nfs.iter().find(|(_, set)| *set) {
         return Err(PlanFileError::NotForKind { case: c.name, key, kind: "nfs (give an NFS port in options)".into() });
     }
@@ -310,10 +320,9 @@ fn case_from_file(mut c: CaseFile, plan_engine: Option<Engine>) -> Result<Vec<Ca
     }
 }
 
-/// A block case of the file: its attach options, target name and port; NFS keys are refused by name.
-fn block_case(c: CaseFile, kind: kernel_attach::Kind) -> Result<Case, PlanFileError> {
-    let nvme = kind.is_nvme();
-    let nfs_keys = [
+/// The NFS keys of a case, for refusing them on a case of another kind.
+fn nfs_keys(c: &CaseFile) -> [(&'static str, bool); 8] {
+    [
         ("vers", c.vers.is_some()),
         ("proto", c.proto.is_some()),
         ("nconnect", c.nconnect.is_some()),
@@ -322,9 +331,33 @@ fn block_case(c: CaseFile, kind: kernel_attach::Kind) -> Result<Case, PlanFileEr
         ("wsize", c.wsize.is_some()),
         ("rdma_credits", c.rdma_credits.is_some()),
         ("rdma_inline", c.rdma_inline.is_some()),
+    ]
+}
+
+/// An SMB case of the file: its share and mount.cifs options (`vers=3.1.1,rdma`); NFS and block keys are
+/// refused by name.
+fn smb_case(c: CaseFile) -> Result<Case, PlanFileError> {
+    let others = [("nqn", c.nqn.is_some()), ("iqn", c.iqn.is_some()), ("port", c.port.is_some())];
+    if let Some((key, _)) = nfs_keys(&c).iter().chain(&others).find(|(_, set)| *set) {
+        let hint = if *key == "vers" || *key == "port" { " (give mount.cifs's in options)" } else { "" };
+        return Err(PlanFileError::NotForKind { case: c.name, key, kind: format!("smb{hint}") });
+    }
+    if let Some(text) = c.engine.filter(|e| e != "kernel") {
+        return Err(PlanFileError::BlockEngine { case: c.name, kind: "smb".into(), text });
+    }
+    let mut case = Case::smb(&c.name, c.options.as_deref().unwrap_or(""));
+    case.share = c.share;
+    Ok(case)
+}
+
+/// A block case of the file: its attach options, target name and port; NFS keys are refused by name.
+fn block_case(c: CaseFile, kind: kernel_attach::Kind) -> Result<Case, PlanFileError> {
+    let nvme = kind.is_nvme();
+    let others = [
         (if nvme { "iqn" } else { "nqn" }, if nvme { c.iqn.is_some() } else { c.nqn.is_some() }),
+        ("share", c.share.is_some()),
     ];
-    if let Some((key, _)) = nfs_keys.iter().find(|(_, set)| *set) {
+    if let Some((key, _)) = nfs_keys(&c).iter().chain(&others).find(|(_, set)| *set) {
         return Err(PlanFileError::NotForKind { case: c.name, key, kind: kind.to_string() });
     }
     if let Some(text) = c.engine.filter(|e| e != "kernel") {

@@ -177,20 +177,24 @@ pub struct KernelCounters {
     /// RPC-over-RDMA (xprtrdma) counters, for RDMA mounts: chunks, registrations, failures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rdma: Option<RdmaCounters>,
-    /// A block case's device counters (/sys/block/DEV/stat); the RPC figures are then 0.
+    /// A block or SMB case's I/O counters (/sys/block/DEV/stat, /proc/fs/cifs/Stats); the RPC figures
+    /// are then 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub device: Option<DeviceCounters>,
+    pub io: Option<IoCounters>,
 }
 
-/// A block device's counters over a window (Documentation/block/stat.rst), summed over the repetitions.
+/// A block device's (Documentation/block/stat.rst) or an SMB client's (/proc/fs/cifs/Stats) I/O over a
+/// window, summed over the repetitions.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct DeviceCounters {
+pub struct IoCounters {
+    /// What counted them: "block device", "SMB client".
+    pub source: String,
     pub read_ios: u64,
     pub write_ios: u64,
     pub bytes_read: u64,
     pub bytes_written: u64,
-    /// Mean time per completed I/O in the block layer (the stat file's read and write ticks over its
-    /// I/Os), ms.
+    /// Mean time per completed I/O as its counter measures it (the block layer's ticks; SMB READ and
+    /// WRITE round trips), ms.
     pub mean_ms: f64,
 }
 

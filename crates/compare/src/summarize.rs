@@ -76,7 +76,7 @@ pub fn summarize(
             let first = outcomes.iter().find(|o| o.case == c.name).map(|o| &o.measure);
             CaseRow {
                 case: c.clone(),
-                mount_options: c.mount_options(),
+                mount_options: crate::plan::masked(&c.mount_options()),
                 transport: first.map_or("", |m| m.transport.as_str()).to_string(),
                 unsupported: why.clone(),
                 failed: failed.get(&c.name).cloned(),

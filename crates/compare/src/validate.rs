@@ -3,7 +3,8 @@
 //! client would read them. A case the client does not support yet (NFSv4) is not an error: it is
 //! reported as "not supported yet" with the client's reason. A kernel-engine case's options go to
 //! mount.nfs as written: the kernel is the judge of them, and the report shows what it negotiated. A
-//! block case's target and attach options are read as the kernel engine reads them, before anything runs.
+//! block case's target and attach options are read as the kernel engine reads them, before anything runs;
+//! an SMB case's mount options go to mount.cifs as written.
 
 use crate::plan::{Plan, SweepParameter};
 use mount_options::OptionsError;
@@ -44,10 +45,10 @@ pub enum PlanError {
     )]
     KernelEmbeddedRdma { case: String },
     #[error(
-        "case '{case}': a {kind} case attaches a target of its own; give --target HOST (the embedded server \
+        "case '{case}': a {kind} case needs a target host of its own; give --target HOST (the embedded server \
          serves NFS only)"
     )]
-    BlockEmbedded { case: String, kind: String },
+    OwnTargetEmbedded { case: String, kind: String },
     /// A block case's target or attach options as the kernel engine reads them (the message names
     /// the option).
     #[error("case '{case}': {message}")]
@@ -107,8 +108,11 @@ pub fn validate(plan: &Plan, target: Option<&str>) -> Result<Unsupported, PlanEr
         if let Some(i) = case.rdma_inline.filter(|i| !(1024..=65536).contains(i)) {
             return Err(PlanError::RdmaInline { case: case.name.clone(), inline: i });
         }
+        if case.kind != crate::plan::CaseKind::Nfs && embedded {
+            return Err(PlanError::OwnTargetEmbedded { case: case.name.clone(), kind: case.kind.to_string() });
+        }
         if case.is_block() {
-            check_block_case(case, embedded, target)?;
+            check_block_case(case, target)?;
         }
         if case.is_kernel() {
             check_kernel_case(plan, case, embedded)?;
@@ -178,16 +182,13 @@ pub fn validate(plan: &Plan, target: Option<&str>) -> Result<Unsupported, PlanEr
     Ok(unsupported)
 }
 
-/// A block case: a target of its own, a target URL and attach options the kernel engine takes.
-fn check_block_case(case: &crate::plan::Case, embedded: bool, target: &str) -> Result<(), PlanError> {
+/// A block case: a target URL and attach options the kernel engine takes.
+fn check_block_case(case: &crate::plan::Case, target: &str) -> Result<(), PlanError> {
     let crate::plan::CaseKind::Block(kind) = case.kind else {
         return Ok(());
     };
-    if embedded {
-        return Err(PlanError::BlockEmbedded { case: case.name.clone(), kind: kind.to_string() });
-    }
     let block = |e: kernel_attach::AttachError| PlanError::Block { case: case.name.clone(), message: e.to_string() };
-    let url = case.block_target(crate::plan::target_host(target)).unwrap_or_default();
+    let url = case.target_on(crate::plan::target_host(target)).unwrap_or_default();
     kernel_attach::Target::parse(&url).map_err(block)?;
     kernel_attach::AttachOptions::parse(kind, &case.mount_options()).map_err(block)?;
     Ok(())

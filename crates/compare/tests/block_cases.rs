@@ -41,7 +41,7 @@ fn a_plan_file_writes_block_cases_and_they_are_the_kernel_engines() {
     assert!(plan.cases.iter().all(|c| c.engine == Engine::Kernel && c.is_block()));
     assert_eq!(plan.block_kinds().len(), 4);
     assert!(!plan.uses_kernel_nfs(), "no NFS case mounts");
-    let urls: Vec<_> = plan.cases.iter().filter_map(|c| c.block_target("10.99.0.1")).collect();
+    let urls: Vec<_> = plan.cases.iter().filter_map(|c| c.target_on("10.99.0.1")).collect();
     assert_eq!(
         urls,
         [
@@ -65,7 +65,14 @@ fn keys_of_the_other_kind_and_unknown_kinds_are_refused_by_name() {
         ("kind = \"iscsi\"\nnqn = \"nqn.a\"", "case 'x': nqn does not apply to a case of kind iscsi"),
         ("kind = \"nvme-tcp\"\niqn = \"iqn.a\"", "case 'x': iqn does not apply to a case of kind nvme-tcp"),
         ("nqn = \"nqn.a\"", "case 'x': nqn does not apply to a case of kind nfs"),
-        ("kind = \"smb3\"", "case 'x': kind 'smb3' is not nfs, nvme-tcp, nvme-rdma, iscsi or iser"),
+        ("kind = \"smb3\"", "case 'x': kind 'smb3' is not nfs, smb, nvme-tcp, nvme-rdma, iscsi or iser"),
+        (
+            "kind = \"smb\"\nvers = \"3\"",
+            "case 'x': vers does not apply to a case of kind smb (give mount.cifs's in options)",
+        ),
+        ("kind = \"smb\"\nnqn = \"nqn.a\"", "case 'x': nqn does not apply to a case of kind smb"),
+        ("kind = \"iser\"\nshare = \"bench\"", "case 'x': share does not apply to a case of kind iser"),
+        ("share = \"bench\"", "case 'x': share does not apply to a case of kind nfs"),
         ("kind = \"iser\"\nengine = \"nfsbench\"", "engine must be kernel, not 'nfsbench'"),
     ];
     for (body, expected) in refused {
@@ -80,7 +87,7 @@ fn validation_needs_a_target_and_reads_the_attach_options_as_the_engine_does() {
     plan.cases = vec![Case::block("nvme", Kind::NvmeRdma, "queue_size=128")];
     plan.baseline = "nvme".into();
     let e = validate(&plan, None).expect_err("the embedded server serves NFS only");
-    assert!(e.to_string().contains("case 'nvme': a nvme-rdma case attaches a target of its own"), "{e}");
+    assert!(e.to_string().contains("case 'nvme': a nvme-rdma case needs a target host of its own"), "{e}");
     plan.cases[0].options = Some("hdr_digest".into());
     let e = validate(&plan, Some("10.99.0.1")).expect_err("no digests over RDMA");
     assert!(e.to_string().contains("hdr_digest"), "{e}");
@@ -119,6 +126,34 @@ fn a_block_case_runs_nfsbench_run_engine_kernel_on_its_target_url() {
 }
 
 #[test]
+fn an_smb_case_mounts_its_share_on_the_plans_host_with_its_options_as_written() {
+    let plan = parse(
+        "baseline = \"smb\"\n[[case]]\nname = \"smb\"\nkind = \"smb\"\noptions = \"vers=3.1.1\"\n\
+         [[case]]\nname = \"smb-direct\"\nkind = \"smb\"\nshare = \"fast\"\noptions = \"vers=3.1.1,rdma\"\n",
+        DEFAULTS,
+    )
+    .expect("parses");
+    assert!(plan.cases.iter().all(|c| c.is_smb() && c.is_kernel()) && plan.uses_smb() && !plan.uses_kernel_nfs());
+    let targets: Vec<_> = plan.cases.iter().filter_map(|c| c.target_on("10.99.0.1")).collect();
+    assert_eq!(targets, ["//10.99.0.1/bench", "//10.99.0.1/fast"]);
+    assert_eq!(validate(&plan, Some("10.99.0.1")).expect("valid"), vec![None; 2]);
+    let e = validate(&plan, None).expect_err("no share without a target");
+    assert!(e.to_string().contains("a smb case needs a target host of its own"), "{e}");
+    let setup = ClientSetup {
+        exe: PathBuf::from("nfsbench"),
+        target: "10.99.0.1".into(),
+        ports: None,
+        rdma_provider: "verbs".into(),
+        hostfile: None,
+        cpus: 2,
+    };
+    let joined = setup.run_args(&plan.cases[1], &[], None, Path::new("/o.json")).join(" ");
+    assert!(joined.starts_with("run --target //10.99.0.1/fast -o vers=3.1.1,rdma --engine kernel"), "{joined}");
+    let secret = Case::smb("s", "vers=3.1.1,username=u,password=hunter2");
+    assert_eq!(compare::plan::masked(&secret.mount_options()), "vers=3.1.1,username=u,password=***");
+}
+
+#[test]
 fn the_host_of_a_target_is_found_in_every_form_compare_takes() {
     for (target, host) in [
         ("10.99.0.1:/srv/nfs", "10.99.0.1"),
@@ -130,5 +165,5 @@ fn the_host_of_a_target_is_found_in_every_form_compare_takes() {
         assert_eq!(target_host(target), host, "{target}");
     }
     let case = Case::block("n", Kind::NvmeTcp, "");
-    assert_eq!(case.block_target("fd00::1").as_deref(), Some("nvme-tcp://[fd00::1]:4420/nqn.2026-11.io.nfsbench:ram0"));
+    assert_eq!(case.target_on("fd00::1").as_deref(), Some("nvme-tcp://[fd00::1]:4420/nqn.2026-11.io.nfsbench:ram0"));
 }

@@ -33,6 +33,18 @@ fn the_block_plan_attaches_four_transports_from_the_lab_targets_names() {
 }
 
 #[test]
+fn the_smb_direct_plan_is_microsofts_job_over_tcp_and_smb_direct() {
+    let plan = parse(&repo_plan("smb-direct.toml"), DEFAULTS).expect("parses");
+    assert_eq!((plan.cases.len(), plan.workloads.len(), plan.wire), (3, 1, false));
+    assert!(plan.cases.iter().all(|c| c.is_smb() && c.is_kernel()));
+    let w = &plan.workloads[0];
+    assert_eq!((w.rw.as_str(), w.bs, w.iodepth, w.numjobs), ("randread", 4096, 10, 16));
+    let fio: Vec<&str> = w.fio.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(fio, ["norandommap", "refill_buffers"]);
+    assert_eq!(validate(&plan, Some("10.99.0.1")).expect("valid"), vec![None; 3]);
+}
+
+#[test]
 fn the_v4_plan_crosses_four_cases_with_three_versions() {
     let plan = parse(&repo_plan("v4-vs-v3.toml"), DEFAULTS).expect("parses");
     let names: Vec<&str> = plan.cases.iter().map(|c| c.name.as_str()).collect();

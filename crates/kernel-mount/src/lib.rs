@@ -5,15 +5,16 @@
 //! - [`namespace::enter_private`] moves the calling process into its own mount namespace (root only),
 //!   with every mount private, so that a test mount is never seen by the host and disappears with the
 //!   last process of the run — even one killed in the middle of a cell.
-//! - [`NfsMount::mount`] runs `mount.nfs TARGET POINT -o OPTIONS` on a fresh directory, keeping
-//!   mount.nfs's own words when it refuses; [`NfsMount::unmount`] (or dropping it) unmounts and removes
-//!   the directory.
+//! - [`FsMount::mount`] runs `mount.nfs TARGET POINT -o OPTIONS` (NFS: `HOST:/EXPORT`) or `mount.cifs`
+//!   (SMB: `//HOST/SHARE`, [`FileSystem`]) on a fresh directory, keeping the helper's own words when it
+//!   refuses; [`FsMount::unmount`] (or dropping it) unmounts and removes the directory.
 //!
-//! What the mount really negotiated is read from `/proc/self/mountstats` by the `mountstats` crate.
+//! What the mount really negotiated is read from `/proc/self/mountstats` by the `mountstats` crate (NFS)
+//! and from /proc/fs/cifs by `cifs-stats` (SMB).
 
 pub mod error;
+mod fs_mount;
 pub mod namespace;
-mod nfs_mount;
 
 pub use error::KernelMountError;
-pub use nfs_mount::{mount_target, NfsMount};
+pub use fs_mount::{mount_target, share_target, FileSystem, FsMount};

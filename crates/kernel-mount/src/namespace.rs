@@ -7,24 +7,26 @@
 //! detaches every mount in it.
 
 use crate::error::KernelMountError;
+use crate::fs_mount::FileSystem;
 use nix::mount::{mount, MsFlags};
 use nix::sched::{unshare, CloneFlags};
 use nix::unistd::geteuid;
 
-/// Enter a private mount namespace, or say why not ([`can_mount`]'s reasons first).
+/// Enter a private mount namespace, or say why not (root first).
 pub fn enter_private() -> Result<(), KernelMountError> {
-    can_mount()?;
+    require_root()?;
     unshare(CloneFlags::CLONE_NEWNS)
         .map_err(|source| KernelMountError::Namespace { what: "unshare(CLONE_NEWNS)", source })?;
     mount(None::<&str>, "/", None::<&str>, MsFlags::MS_REC | MsFlags::MS_PRIVATE, None::<&str>)
         .map_err(|source| KernelMountError::Namespace { what: "making / private in the new mount namespace", source })
 }
 
-/// Whether this process can mount with the kernel's client: root, and mount.nfs installed; the error says
-/// which is missing.
-pub fn can_mount() -> Result<(), KernelMountError> {
+/// Whether this process can mount `fs` with the kernel's client: root, and its mount helper installed;
+/// the error says which is missing.
+pub fn can_mount(fs: FileSystem) -> Result<(), KernelMountError> {
     require_root()?;
-    mount_nfs_path().map(|_| ()).ok_or(KernelMountError::NoMountNfs)
+    let (program, package) = fs.helper();
+    fs.helper_path().map(|_| ()).ok_or(KernelMountError::NoHelper { program, package })
 }
 
 /// Root, or the error that says the kernel engine needs it.
@@ -35,9 +37,4 @@ fn require_root() -> Result<(), KernelMountError> {
     } else {
         Err(KernelMountError::NeedsRoot { uid: uid.as_raw() })
     }
-}
-
-/// Where mount.nfs is installed, where mount(8) looks for it (a root shell's PATH need not name sbin).
-pub fn mount_nfs_path() -> Option<&'static std::path::Path> {
-    ["/sbin/mount.nfs", "/usr/sbin/mount.nfs"].iter().map(std::path::Path::new).find(|p| p.exists())
 }

@@ -50,7 +50,7 @@ for e in expect:
     if len(cells) != len(r["workloads"]):
         bad("%s: %d cells for %d workloads" % (name, len(cells), len(r["workloads"])))
     for x in cells:
-        d = (x.get("kernel") or {}).get("device")
+        d = (x.get("kernel") or {}).get("io")
         if not d or x["bandwidth_mbs"]["mean"] <= 0:
             bad("%s/%s: no device counters or no bandwidth: %s" % (name, x["workload"], x.get("kernel")))
         # Every repetition's own JSON: the proof, and the device moving what fio says it moved.
@@ -59,11 +59,11 @@ for e in expect:
             k = doc["nfsbench"]["kernel"]
             if PROOF[kind] not in k["proof"]:
                 bad("%s: the kernel's state does not prove %s: %r" % (f, kind, k["proof"]))
-            moved = k["window"]["device"]["bytes_read"] + k["window"]["device"]["bytes_written"]
+            moved = k["window"]["io"]["bytes_read"] + k["window"]["io"]["bytes_written"]
             io = sum(j[d_]["io_bytes"] for j in doc["jobs"] for d_ in ("read", "write"))
             if moved < io:
                 bad("%s: the device moved %d bytes, fio says %d" % (f, moved, io))
-    print("%s: %s; %s; %s" % (name, n["negotiated"], cells[0]["kernel"]["device"],
+    print("%s: %s; %s; %s" % (name, n["negotiated"], cells[0]["kernel"]["io"],
           ", ".join("%s %.0f MB/s" % (x["workload"], x["bandwidth_mbs"]["mean"]) for x in cells)))
 for f in ("report.html", "results.md", "results.csv", "reps.csv"):
     if not os.path.getsize(os.path.join(out, f)):

@@ -148,9 +148,10 @@ pub fn negotiation_line(n: &Negotiation) -> String {
 
 /// The kernel client's RPC counters of a cell in one line; for a block case, its device's counters.
 pub fn kernel_counters_line(k: &KernelCounters) -> String {
-    if let Some(d) = &k.device {
+    if let Some(d) = &k.io {
         return format!(
-            "block device: {} reads and {} writes, {} MB read and {} MB written; {} ms per I/O in the block layer",
+            "{}: {} reads and {} writes, {} MB read and {} MB written; {} ms per I/O",
+            d.source,
             d.read_ios,
             d.write_ios,
             number(d.bytes_read as f64 / 1e6),

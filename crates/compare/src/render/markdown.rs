@@ -59,8 +59,8 @@ pub fn to_markdown(report: &Report) -> String {
     for c in &report.cases {
         let io = io_sizes(&c.case);
         let transport = not_measured(c).unwrap_or_else(|| c.transport.clone());
-        if c.case.is_block() {
-            // A block case has no NFS version or connections: its kind stands in the proto column.
+        if c.case.kind != crate::plan::CaseKind::Nfs {
+            // An SMB or block case has no NFS version or connections: its kind stands in the proto column.
             s.push_str(&format!(
                 "| {} | - | {} | - | - | - | `{}` | {transport} |\n",
                 c.case.name, c.case.kind, c.mount_options
@@ -80,9 +80,10 @@ pub fn to_markdown(report: &Report) -> String {
     let kernel: Vec<_> = report.cases.iter().filter(|c| c.case.is_kernel()).collect();
     if !kernel.is_empty() {
         s.push_str(
-            "\n## Kernel clients: asked vs negotiated\n\nEach NFS case was mounted with mount.nfs, each block case \
-             attached by the kernel's initiator (nvme connect, iscsiadm); the negotiated options are the kernel's \
-             own (/proc/self/mountstats, sysfs).\n\n| case | asked | negotiated | transports | \
+            "\n## Kernel clients: asked vs negotiated\n\nEach NFS case was mounted with mount.nfs, each SMB case with \
+             mount.cifs, each block case attached by the kernel's initiator (nvme connect, iscsiadm); the negotiated \
+             options are the kernel's own (/proc/self/mountstats, /proc/fs/cifs, sysfs).\n\n| case | asked | \
+             negotiated | transports | \
              differs from asked |\n|---|---|---|---|---|\n",
         );
         for c in &kernel {

@@ -48,7 +48,7 @@ pub fn to_terminal(report: &Report) -> String {
     }
     let kernel: Vec<_> = report.cases.iter().filter(|c| c.case.is_kernel()).collect();
     if !kernel.is_empty() {
-        s.push_str("\nkernel clients (mount.nfs, nvme connect, iscsiadm), asked vs negotiated:\n");
+        s.push_str("\nkernel clients (mount.nfs, mount.cifs, nvme connect, iscsiadm), asked vs negotiated:\n");
         for c in kernel {
             s.push_str(&format!("  {:<cw$} asked {}\n", c.case.name, c.mount_options));
             if let Some(n) = &c.negotiation {

@@ -1,5 +1,5 @@
-//! One kernel NFS mount: `mount.nfs` on a fresh directory, unmounted (and the directory removed) when the
-//! run is done with it, or at the latest when it is dropped.
+//! One kernel mount, NFS or SMB: `mount.nfs` or `mount.cifs` on a fresh directory, unmounted (and the
+//! directory removed) when the run is done with it, or at the latest when it is dropped.
 
 use crate::error::KernelMountError;
 use nix::mount::{umount2, MntFlags};
@@ -8,9 +8,64 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
+/// The file systems the kernel engine mounts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileSystem {
+    /// NFS with mount.nfs (nfs-common): `HOST:/EXPORT`.
+    Nfs,
+    /// SMB with mount.cifs (cifs-utils): `//HOST/SHARE`.
+    Cifs,
+}
+
+impl FileSystem {
+    /// The file system a target names: `//HOST/SHARE` is SMB, anything else NFS.
+    pub fn of_target(target: &str) -> FileSystem {
+        if target.starts_with("//") {
+            FileSystem::Cifs
+        } else {
+            FileSystem::Nfs
+        }
+    }
+
+    /// The mount helper and the Debian package that has it.
+    pub fn helper(self) -> (&'static str, &'static str) {
+        match self {
+            FileSystem::Nfs => ("mount.nfs", "nfs-common"),
+            FileSystem::Cifs => ("mount.cifs", "cifs-utils"),
+        }
+    }
+
+    /// Where the helper is installed, where mount(8) looks for it (a root shell's PATH need not name sbin).
+    pub fn helper_path(self) -> Option<PathBuf> {
+        let (program, _) = self.helper();
+        ["/sbin", "/usr/sbin"].iter().map(|d| Path::new(d).join(program)).find(|p| p.exists())
+    }
+
+    /// `target` if the helper takes it, else the error that says what form it needs.
+    pub fn check_target(self, target: &str) -> Result<&str, KernelMountError> {
+        match self {
+            FileSystem::Nfs => mount_target(target),
+            FileSystem::Cifs => share_target(target),
+        }
+    }
+}
+
+/// The target as mount.cifs takes it: `//HOST/SHARE[/PATH]`.
+pub fn share_target(target: &str) -> Result<&str, KernelMountError> {
+    let bad = || KernelMountError::BadShare { target: target.to_string() };
+    let rest = target.strip_prefix("//").ok_or_else(bad)?;
+    let (host, share) = rest.split_once('/').ok_or_else(bad)?;
+    let share = share.split('/').next().unwrap_or("");
+    if host.is_empty() || share.is_empty() || !target.chars().all(|c| c.is_ascii_graphic()) {
+        return Err(bad());
+    }
+    Ok(target)
+}
+
 /// A mounted target.
 #[derive(Debug)]
-pub struct NfsMount {
+pub struct FsMount {
+    fs: FileSystem,
     point: PathBuf,
     target: String,
     options: String,
@@ -31,18 +86,20 @@ pub fn mount_target(target: &str) -> Result<&str, KernelMountError> {
     Ok(target)
 }
 
-impl NfsMount {
-    /// Mount `target` with `options` (a mount.nfs `-o` string, passed through as written) on a new
-    /// directory under `parent`.
-    pub fn mount(target: &str, options: &str, parent: &Path) -> Result<NfsMount, KernelMountError> {
-        let target = mount_target(target)?;
-        let mount_nfs = crate::namespace::mount_nfs_path().ok_or(KernelMountError::NoMountNfs)?;
+impl FsMount {
+    /// Mount `target` with `options` (the helper's `-o` string, passed through as written) on a new
+    /// directory under `parent`; the file system is the target's ([`FileSystem::of_target`]).
+    pub fn mount(target: &str, options: &str, parent: &Path) -> Result<FsMount, KernelMountError> {
+        let fs = FileSystem::of_target(target);
+        let target = fs.check_target(target)?;
+        let (program, package) = fs.helper();
+        let helper = fs.helper_path().ok_or(KernelMountError::NoHelper { program, package })?;
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let point =
             parent.join(format!("nfsbench-mnt-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
         std::fs::create_dir_all(&point)
             .map_err(|source| KernelMountError::MountPoint { path: point.clone(), source })?;
-        let mut command = Command::new(mount_nfs);
+        let mut command = Command::new(helper);
         command.arg(target).arg(&point);
         if !options.is_empty() {
             command.arg("-o").arg(options);
@@ -58,13 +115,18 @@ impl NfsMount {
             let text = String::from_utf8_lossy(&out.stderr);
             let message = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
             return Err(KernelMountError::Refused {
+                program,
                 target: target.to_string(),
                 options: options.to_string(),
                 status: out.status.to_string(),
                 message: if message.is_empty() { "no message".into() } else { message },
             });
         }
-        Ok(NfsMount { point, target: target.to_string(), options: options.to_string(), mounted: true })
+        Ok(FsMount { fs, point, target: target.to_string(), options: options.to_string(), mounted: true })
+    }
+
+    pub fn file_system(&self) -> FileSystem {
+        self.fs
     }
 
     /// Where the export is mounted.
@@ -76,7 +138,7 @@ impl NfsMount {
         &self.target
     }
 
-    /// The options as asked (passed to mount.nfs as written).
+    /// The options as asked (passed to the helper as written).
     pub fn asked(&self) -> &str {
         &self.options
     }
@@ -111,7 +173,7 @@ impl NfsMount {
     }
 }
 
-impl Drop for NfsMount {
+impl Drop for FsMount {
     fn drop(&mut self) {
         if self.mounted {
             let _ = umount2(&self.point, MntFlags::MNT_DETACH);

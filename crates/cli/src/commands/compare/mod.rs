@@ -105,6 +105,10 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
     if plan.uses_kernel_nfs() {
         check_kernel_engine(args.target.as_deref()).map_err(|e| CliError::Usage(e.to_string()))?;
     }
+    if plan.uses_smb() {
+        kernel_mount::namespace::can_mount(kernel_mount::FileSystem::Cifs)
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+    }
     for kind in plan.block_kinds() {
         kernel_attach::can_attach(kind).map_err(|e| CliError::Usage(e.to_string()))?;
     }
@@ -165,10 +169,10 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
     }
 }
 
-/// The kernel engine mounts: it needs root, mount.nfs, and a target mount.nfs takes, and says which is
+/// The kernel engine mounts NFS: it needs root, mount.nfs, and a target mount.nfs takes, and says which is
 /// missing before anything runs.
 fn check_kernel_engine(target: Option<&str>) -> Result<(), kernel_mount::KernelMountError> {
-    kernel_mount::namespace::can_mount()?;
+    kernel_mount::namespace::can_mount(kernel_mount::FileSystem::Nfs)?;
     target.map(kernel_mount::mount_target).transpose().map(|_| ())
 }
 

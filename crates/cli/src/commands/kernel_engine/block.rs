@@ -80,7 +80,8 @@ impl KernelBlock {
             "negotiation_differs": checks.iter().any(|c| c.verdict == Verdict::Differs),
             "checks": checks,
             "window": {
-                "device": {
+                "io": {
+                    "source": "block device",
                     "read_ios": window.read_ios,
                     "write_ios": window.write_ios,
                     "bytes_read": window.read_bytes(),

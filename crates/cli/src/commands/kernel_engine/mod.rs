@@ -11,7 +11,7 @@
 //! ([`block::KernelBlock`]); [`KernelTarget`] is either, and the run treats both alike.
 
 use crate::error::CliError;
-use kernel_mount::{KernelMountError, NfsMount};
+use kernel_mount::{FileSystem, FsMount, KernelMountError};
 use mountstats::{check_options, differs, Mount, MountWindow, OptionCheck, Verdict};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -19,20 +19,25 @@ use std::path::Path;
 /// Data RPCs: the operations whose times the report averages.
 const DATA_OPS: [&str; 3] = ["READ", "WRITE", "COMMIT"];
 
-/// A private mount namespace for this process, or the usage error that says why not (root, mount.nfs).
-pub fn enter_namespace() -> Result<(), CliError> {
-    kernel_mount::namespace::can_mount().map_err(|e| CliError::Usage(format!("--engine kernel: {e}")))?;
+/// A private mount namespace for this process, or the usage error that says why not (root, the mount
+/// helper of `target`'s file system).
+pub fn enter_namespace(target: &str) -> Result<(), CliError> {
+    kernel_mount::namespace::can_mount(FileSystem::of_target(target))
+        .map_err(|e| CliError::Usage(format!("--engine kernel: {e}")))?;
     kernel_mount::namespace::enter_private().map_err(|e| CliError::Failed(format!("--engine kernel: {e}")))
 }
 
 mod block;
+mod smb;
 
 pub use block::KernelBlock;
+pub use smb::KernelSmb;
 
-/// What the kernel engine measures: an NFS mount or an attached block device.
+/// What the kernel engine measures: an NFS or SMB mount, or an attached block device.
 #[derive(Debug)]
 pub enum KernelTarget {
     Nfs(KernelMount),
+    Smb(KernelSmb),
     Block(KernelBlock),
 }
 
@@ -40,6 +45,7 @@ impl KernelTarget {
     pub fn differences(&self) -> Vec<String> {
         match self {
             KernelTarget::Nfs(m) => m.differences(),
+            KernelTarget::Smb(m) => m.differences(),
             KernelTarget::Block(b) => b.differences(),
         }
     }
@@ -47,6 +53,7 @@ impl KernelTarget {
     pub fn negotiated(&self) -> String {
         match self {
             KernelTarget::Nfs(m) => m.negotiated(),
+            KernelTarget::Smb(m) => m.negotiated(),
             KernelTarget::Block(b) => b.negotiated(),
         }
     }
@@ -54,6 +61,7 @@ impl KernelTarget {
     pub fn transport(&self) -> String {
         match self {
             KernelTarget::Nfs(m) => m.transport(),
+            KernelTarget::Smb(m) => m.transport(),
             KernelTarget::Block(b) => b.transport(),
         }
     }
@@ -62,6 +70,7 @@ impl KernelTarget {
     pub fn finish(self) -> Result<Value, CliError> {
         match self {
             KernelTarget::Nfs(m) => m.finish(),
+            KernelTarget::Smb(m) => m.finish(),
             KernelTarget::Block(b) => b.finish(),
         }
     }
@@ -83,7 +92,7 @@ fn differences(checks: &[OptionCheck]) -> Vec<String> {
 /// A mounted target with what it negotiated.
 #[derive(Debug)]
 pub struct KernelMount {
-    mount: NfsMount,
+    mount: FsMount,
     /// The mount's statistics when the jobs started.
     before: Mount,
     checks: Vec<OptionCheck>,
@@ -93,8 +102,10 @@ impl KernelMount {
     /// Mount `target` with `options` under `parent`; a refused mount is a failure carrying mount.nfs's
     /// words, a bad target bad usage.
     pub fn mount(target: &str, options: &str, parent: &Path) -> Result<KernelMount, CliError> {
-        let mount = NfsMount::mount(target, options, parent).map_err(|e| match e {
-            e @ KernelMountError::BadTarget { .. } => CliError::Usage(e.to_string()),
+        let mount = FsMount::mount(target, options, parent).map_err(|e| match e {
+            e @ (KernelMountError::BadTarget { .. } | KernelMountError::BadShare { .. }) => {
+                CliError::Usage(e.to_string())
+            }
             e => CliError::Failed(e.to_string()),
         })?;
         let before = read_mount(mount.point())?;

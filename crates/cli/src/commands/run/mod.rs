@@ -24,7 +24,7 @@ use nfs_client::{ClientError, NfsClient};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use super::kernel_engine::{KernelBlock, KernelTarget};
+use super::kernel_engine::{KernelBlock, KernelSmb, KernelTarget};
 use crate::error::{CliError, ExitKind};
 
 /// Run `nfsbench run` with the arguments after the subcommand name.
@@ -36,7 +36,8 @@ pub fn run(raw: &[String]) -> Result<(), CliError> {
     if let Ok(a) = args::parse(raw).as_ref().map(|a| (a.engine, a.target.as_deref())) {
         match a {
             (args::Engine::Kernel, Some(t)) if KernelBlock::is_block(t) => KernelBlock::check(t)?,
-            (args::Engine::Kernel, _) => super::kernel_engine::enter_namespace()?,
+            (args::Engine::Kernel, Some(t)) => super::kernel_engine::enter_namespace(t)?,
+            (args::Engine::Kernel, None) => {}
             _ => {}
         }
     }
@@ -90,7 +91,7 @@ pub fn run(raw: &[String]) -> Result<(), CliError> {
             let mounted = if KernelBlock::is_block(target) {
                 attach_kernel(&args, target, &mut jobs, &me)
             } else {
-                mount_kernel(&args, target, &mut jobs, &me).map(KernelTarget::Nfs)
+                mount_kernel(&args, target, &mut jobs, &me)
             };
             // Every rank mounts on its own host; all go on only if all mounted (the mounts that were
             // made are undone as they are dropped).
@@ -107,14 +108,10 @@ pub fn run(raw: &[String]) -> Result<(), CliError> {
     runtime.block_on(run_jobs(&args, &jobs, spec.as_ref(), kernel, clients, &me))
 }
 
-/// `--engine kernel`: the target mounted by the OS's client, every job's files on the mount (a job's
-/// `directory=` is a path inside the export), and what the kernel did not grant as asked said once.
-fn mount_kernel(
-    args: &RunArgs,
-    target: &str,
-    jobs: &mut fio_job::JobSet,
-    me: &Me,
-) -> Result<super::kernel_engine::KernelMount, CliError> {
+/// `--engine kernel`: the target mounted by the OS's client (NFS, or SMB for `//HOST/SHARE`), every job's
+/// files on the mount (a job's `directory=` is a path inside the export), and what the kernel did not
+/// grant as asked said once.
+fn mount_kernel(args: &RunArgs, target: &str, jobs: &mut fio_job::JobSet, me: &Me) -> Result<KernelTarget, CliError> {
     if let Some(job) = jobs.jobs.iter().find(|j| !j.filenames.is_empty()) {
         return Err(me.usage(&format!(
             "job '{}': filename= names a local path; with --engine kernel the files are on the mount (use directory= \
@@ -123,13 +120,24 @@ fn mount_kernel(
         )));
     }
     let options = args.mount_options.as_deref().unwrap_or("");
-    let kernel = super::kernel_engine::KernelMount::mount(target, options, &std::env::temp_dir()).map_err(|e| {
+    let parent = std::env::temp_dir();
+    let mounted = match kernel_mount::FileSystem::of_target(target) {
+        kernel_mount::FileSystem::Cifs => KernelSmb::mount(target, options, &parent).map(|m| {
+            let point = m.point().to_path_buf();
+            (KernelTarget::Smb(m), point)
+        }),
+        kernel_mount::FileSystem::Nfs => super::kernel_engine::KernelMount::mount(target, options, &parent).map(|m| {
+            let point = m.point().to_path_buf();
+            (KernelTarget::Nfs(m), point)
+        }),
+    };
+    let (kernel, point) = mounted.map_err(|e| {
         me.say(&e.to_string());
         CliError::Reported(e.kind())
     })?;
     for job in &mut jobs.jobs {
         let inside = job.directory.as_deref().unwrap_or("").trim_start_matches('/');
-        job.directory = Some(kernel.point().join(inside).display().to_string());
+        job.directory = Some(point.join(inside).display().to_string());
     }
     if me.speaks() {
         eprintln!("nfsbench: {} mounted by the kernel: {}", target, kernel.transport());

@@ -49,8 +49,8 @@ pub fn kernel_notes(
     }
     notes.push(("target".into(), args.target.clone().unwrap_or_default()));
     let asked = match kernel {
-        crate::commands::kernel_engine::KernelTarget::Nfs(_) => "mount options asked",
         crate::commands::kernel_engine::KernelTarget::Block(_) => "attach options asked",
+        _ => "mount options asked",
     };
     notes.push((asked.into(), args.mount_options.clone().unwrap_or_default()));
     notes.push(("negotiated".into(), kernel.negotiated()));

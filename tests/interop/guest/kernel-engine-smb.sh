@@ -1,0 +1,132 @@
+#!/bin/bash
+# tests/interop/guest/kernel-engine-smb.sh OUT — runs INSIDE the lab VM (lab/vm/run.sh), as root.
+#
+# SMB3 through `nfsbench compare`: the guest's cifs client (built with SMB Direct by
+# lab/vm/smbdirect-modules.sh on the host) mounts the ksmbd share of lab/targets/smb-target.sh over TCP
+# and over SMB Direct on Soft-RoCE ($RXE_IP), and nfsbench's file engine runs the jobs on each mount.
+#   - plans/smb-direct.toml (quick, 2 MiB files): SMB3 over TCP, SMB Direct, SMB Direct with
+#     two channels; the transport proven from /proc/fs/cifs/DebugData in every cell (an SMBDirect
+#     section or none), dialect 3.1.1, the share's counters covering what fio reports, the RDMA
+#     device's packet counters moving for the SMB Direct cases only (ksmbd keeps no byte counters);
+#   - write and verify over both transports, verify clean;
+#   - a share the server does not have and an option the kernel refuses (nconnect, not in 6.1's cifs):
+#     those cases failed with mount.cifs's words, the rest measured, exit status 1;
+#   - SIGINT in the middle of a cell: compare stops and no cifs mount is left.
+set -euo pipefail
+OUT=$1
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export SCEN_DIR=$OUT
+. "$here/../lib/common.sh"
+[ -x "${NFSBENCH:-}" ] || fail "NFSBENCH=${NFSBENCH:-} is not an executable nfsbench binary"
+TARGET_SH=$INTEROP_ROOT/lab/targets/smb-target.sh
+trap 'rc=$?; "$TARGET_SH" down >/dev/null 2>&1 || true; dmesg > "$OUT/dmesg.txt" 2>/dev/null; exit $rc' EXIT
+
+. "$INTEROP_ROOT/lab/vm/guest/rxe.sh" || fail "Soft-RoCE setup (lab/vm/guest/rxe.sh) failed"
+step "ksmbd on a RAM share, TCP and SMB Direct on $RXE_IP"
+must 120 "smb-target.sh up" "$TARGET_SH" up --ip "$RXE_IP" --rdma --multichannel --size 256 > "$OUT/target.txt"
+cat "$OUT/target.txt"
+# mount.cifs takes the credentials from the environment: none in a plan, a command line or a report.
+export USER=nfsbench PASSWD=nfsbench
+
+no_mount_left() {
+  local what=$1 deadline=$((SECONDS + 30))
+  until ! grep -q ' cifs ' /proc/mounts && ! grep -q '\\bench' /proc/fs/cifs/DebugData 2>/dev/null; do
+    [ $SECONDS -lt $deadline ] || fail "$what: a cifs mount or session is left 30 s after the run: $(grep cifs /proc/mounts)"
+    sleep 0.2
+  done
+  ! ls -d /tmp/nfsbench-mnt-* 2>/dev/null || fail "$what: a mount point directory was left in /tmp"
+}
+rdma_packets() { cat /sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts; }
+
+compare_plan() {
+  local name=$1 want=$2; shift 2
+  step "nfsbench compare: $name"
+  local rc=0
+  tmo 500 "$NFSBENCH" compare --target "$RXE_IP" --quick --reps 1 --out "$OUT/$name" "$@" \
+    > "$OUT/$name.out" 2> "$OUT/$name.err" || rc=$?
+  cat "$OUT/$name.out"
+  tail -n 5 "$OUT/$name.err"
+  [ "$rc" = "$want" ] || fail "$name: nfsbench compare exited with status $rc, expected $want: $(tail -n 1 "$OUT/$name.err")"
+  no_mount_left "$name"
+}
+
+check_report() {
+  python3 "$here/smb_check.py" "$OUT/$1" "$2" > "$OUT/$1.check" 2>&1 || {
+    cat "$OUT/$1.check"; fail "$1: $(tail -n 1 "$OUT/$1.check")"; }
+  cat "$OUT/$1.check"
+}
+
+# The shipped plan with 2 MiB files instead of 64 MiB: 16 jobs' files fit the guest's 256 MiB share.
+sed 's/^size = "64m"/size = "2m"/' "$INTEROP_ROOT/plans/smb-direct.toml" > "$OUT/smb-direct.toml"
+grep -q '^size = "2m"' "$OUT/smb-direct.toml" || fail "plans/smb-direct.toml no longer has size = \"64m\""
+compare_plan direct 0 "$OUT/smb-direct.toml"
+check_report direct 'smb:tcp:1 smb-direct:rdma:1 smb-direct-2ch:rdma:2'
+summary "plans/smb-direct.toml: SMB3 over TCP, SMB Direct and SMB Direct on 2 channels measured, transports proven from DebugData, the share's counters covering fio's"
+
+step "the RDMA device carries the SMB Direct cases only"
+P0=$(rdma_packets)
+compare_plan tcp-only 0 "$OUT/smb-direct.toml" --cases smb
+P1=$(rdma_packets)
+compare_plan rdma-only 0 "$OUT/smb-direct.toml" --cases smb-direct
+P2=$(rdma_packets)
+[ $((P1 - P0)) -lt 100 ] || fail "SMB over TCP moved $((P1 - P0)) packets on rxe0"
+[ $((P2 - P1)) -gt 1000 ] || fail "SMB Direct moved only $((P2 - P1)) packets on rxe0"
+summary "rxe0 sent $((P1 - P0)) packets for SMB over TCP, $((P2 - P1)) for SMB Direct"
+
+cat > "$OUT/verify.toml" <<EOF
+title = "write and verify over SMB3 and SMB Direct, a missing share, an option 6.1 does not have"
+baseline = "smb"
+wire = false
+[[case]]
+name = "smb"
+kind = "smb"
+options = "vers=3.1.1"
+[[case]]
+name = "smb-direct"
+kind = "smb"
+options = "vers=3.1.1,rdma"
+[[case]]
+name = "no-share"
+kind = "smb"
+share = "nosuch"
+options = "vers=3.1.1"
+[[case]]
+name = "nconnect"
+kind = "smb"
+options = "vers=3.1.1,nconnect=2"
+[[workload]]
+name = "write-verify"
+rw = "randwrite"
+bs = "16k"
+iodepth = 8
+numjobs = 1
+size = "8m"
+fio = { verify = "crc32c", do_verify = 1 }
+EOF
+compare_plan verify 1 "$OUT/verify.toml"
+grep -q "2 case(s) failed" "$OUT/verify.err" || fail "verify: compare did not say which cases failed: $(tail -n 1 "$OUT/verify.err")"
+check_report verify 'smb:tcp:1 smb-direct:rdma:1 no-share:failed:mount.cifs nconnect:failed:mount.cifs'
+summary "write+verify clean over SMB3 and SMB Direct; a missing share and nconnect failed with mount.cifs's words, the rest measured"
+
+step "SIGINT in the middle of an SMB Direct cell"
+"$NFSBENCH" compare --target "$RXE_IP" "$OUT/smb-direct.toml" --cases smb-direct \
+  --reps 1 --runtime 60s --ramp-time 0s --out "$OUT/interrupted" \
+  > "$OUT/interrupted.out" 2> "$OUT/interrupted.err" &
+CPID=$!
+wait_for 120 "a measured cell on a cifs mount" \
+  bash -c 'grep -q " cifs " /proc/*/mounts 2>/dev/null && ls '"$OUT"'/interrupted/cells/*--1.err' \
+  || { kill -9 $CPID; fail "no measured cell started: $(tail -n 3 "$OUT/interrupted.err")"; }
+! grep -q ' cifs ' /proc/mounts || fail "the kernel engine's cifs mount is visible outside its private namespace"
+sleep 2
+kill -INT $CPID
+rc=0; tmo 90 bash -c "while kill -0 $CPID 2>/dev/null; do sleep 0.2; done" || rc=$?
+[ $rc = 0 ] || { kill -9 $CPID; fail "compare still running 90 s after SIGINT"; }
+wait $CPID && rc=0 || rc=$?
+[ $rc != 0 ] || fail "compare exited 0 after SIGINT"
+grep -q "interrupted" "$OUT/interrupted.err" || fail "compare did not say it was interrupted: $(tail -n 1 "$OUT/interrupted.err")"
+no_mount_left "after SIGINT"
+! pgrep -f "$NFSBENCH run" >/dev/null || fail "an nfsbench run child outlived the interrupted compare"
+summary "SIGINT mid-cell: compare exited $rc, no cifs mount or session left"
+
+step "the share comes down clean"
+"$TARGET_SH" down

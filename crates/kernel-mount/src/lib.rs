@@ -14,6 +14,7 @@
 
 pub mod error;
 mod fs_mount;
+pub mod kmsg;
 pub mod namespace;
 
 pub use error::KernelMountError;

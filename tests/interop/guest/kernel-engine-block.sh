@@ -135,14 +135,9 @@ wait_for 120 "a measured cell on an attached controller" \
   bash -c '[ -n "$(ls /sys/class/nvme 2>/dev/null)" ] && ls '"$OUT"'/interrupted/cells/*--1.err' \
   || { kill -9 $CPID; fail "no measured cell started: $(tail -n 3 "$OUT/interrupted.err")"; }
 sleep 2
-kill -INT $CPID
-rc=0; tmo 90 bash -c "while kill -0 $CPID 2>/dev/null; do sleep 0.2; done" || rc=$?
-[ $rc = 0 ] || { kill -9 $CPID; fail "compare still running 90 s after SIGINT"; }
-wait $CPID && rc=0 || rc=$?
-[ $rc != 0 ] || fail "compare exited 0 after SIGINT"
-grep -q "interrupted" "$OUT/interrupted.err" || fail "compare did not say it was interrupted: $(tail -n 1 "$OUT/interrupted.err")"
+interrupt_compare $CPID "$OUT/interrupted.err"
 nothing_attached "after SIGINT"
-! pgrep -f "$NFSBENCH run" >/dev/null || fail "an nfsbench run child outlived the interrupted compare"
+rc=$INTERRUPT_RC
 summary "SIGINT mid-cell: compare exited $rc, nothing left attached"
 
 step "bad input: an unknown case kind is named"

@@ -102,14 +102,9 @@ if [ "$MODE" = knfsd ]; then
     || { kill -9 $CPID; fail "no measured cell started: $(tail -n 3 "$OUT/interrupted.err")"; }
   ! grep -q ' nfs ' /proc/mounts || fail "the kernel engine's mount is visible outside its private namespace"
   sleep 2
-  kill -INT $CPID
-  rc=0; tmo 60 bash -c "while kill -0 $CPID 2>/dev/null; do sleep 0.2; done" || rc=$?
-  [ $rc = 0 ] || { kill -9 $CPID; fail "compare still running 60 s after SIGINT"; }
-  wait $CPID && rc=0 || rc=$?
-  [ $rc != 0 ] || fail "compare exited 0 after SIGINT"
-  grep -q "interrupted" "$OUT/interrupted.err" || fail "compare did not say it was interrupted: $(tail -n 1 "$OUT/interrupted.err")"
+  interrupt_compare $CPID "$OUT/interrupted.err"
   no_mount_left "after SIGINT"
-  ! pgrep -f "$NFSBENCH run" >/dev/null || fail "an nfsbench run child outlived the interrupted compare"
+  rc=$INTERRUPT_RC
   summary "SIGINT mid-cell: compare exited $rc, no NFS volume, mount point or child left"
 
   step "without root: exit status 2 naming root"

@@ -102,6 +102,21 @@ vm_guest() {
   [ $rc = 125 ] && fail "the VM died or timed out before the guest script finished (guest kernel log above)"
   fail "guest script failed (exit status $rc)"
 }
+# interrupt_compare PID ERRFILE: SIGINT a running `nfsbench compare` (a child of this shell), wait up
+# to 90 s for it to end, and check that it failed, said it was interrupted, and left no `nfsbench run`
+# child behind. Sets INTERRUPT_RC to its exit status.
+interrupt_compare() {
+  local pid=$1 err=$2 rc=0
+  kill -INT "$pid"
+  tmo 90 bash -c "while kill -0 $pid 2>/dev/null; do sleep 0.2; done" || rc=$?
+  [ $rc = 0 ] || { kill -9 "$pid"; fail "compare still running 90 s after SIGINT"; }
+  wait "$pid" && rc=0 || rc=$?
+  [ $rc != 0 ] || fail "compare exited 0 after SIGINT"
+  grep -q "interrupted" "$err" || fail "compare did not say it was interrupted: $(tail -n 1 "$err")"
+  ! pgrep -f "$NFSBENCH run" >/dev/null || fail "an nfsbench run child outlived the interrupted compare"
+  INTERRUPT_RC=$rc
+}
+
 # vm_scenario CMD...: vm_guest, then end the scenario with its verdict (exit 0 on success).
 vm_scenario() { vm_guest "$@"; exit 0; }
 

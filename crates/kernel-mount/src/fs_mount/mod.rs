@@ -41,6 +41,15 @@ impl FileSystem {
         ["/sbin", "/usr/sbin"].iter().map(|d| Path::new(d).join(program)).find(|p| p.exists())
     }
 
+    /// What the kernel's messages about this file system contain (fs/smb/client logs "CIFS:" and
+    /// "cifs:", fs/nfs "NFS:" and "nfs:").
+    fn log_words(self) -> &'static [&'static str] {
+        match self {
+            FileSystem::Nfs => &["nfs"],
+            FileSystem::Cifs => &["cifs"],
+        }
+    }
+
     /// `target` if the helper takes it, else the error that says what form it needs.
     pub fn check_target(self, target: &str) -> Result<&str, KernelMountError> {
         match self {
@@ -99,6 +108,7 @@ impl FsMount {
             parent.join(format!("nfsbench-mnt-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
         std::fs::create_dir_all(&point)
             .map_err(|source| KernelMountError::MountPoint { path: point.clone(), source })?;
+        let watch = crate::kmsg::Watch::start();
         let mut command = Command::new(helper);
         command.arg(target).arg(&point);
         if !options.is_empty() {
@@ -113,7 +123,11 @@ impl FsMount {
         if !out.status.success() {
             let _ = std::fs::remove_dir(&point);
             let text = String::from_utf8_lossy(&out.stderr);
-            let message = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
+            let mut lines: Vec<String> =
+                text.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect();
+            // The kernel often says what the helper does not (which option, which server reply).
+            lines.extend(watch.lines_about(fs.log_words()).into_iter().map(|l| format!("kernel: {l}")));
+            let message = lines.join("; ");
             return Err(KernelMountError::Refused {
                 program,
                 target: target.to_string(),

@@ -94,9 +94,10 @@ impl ClientSetup {
             None => args.extend(["--target".into(), self.target.clone(), "-o".into(), self.mount_options(case)]),
         }
         if case.is_kernel() {
-            // Validation refused the link and nfsbench's RDMA flags for this engine.
+            // Validation refused nfsbench's RDMA flags for this engine; the link goes on the path.
             args.extend(["--engine".into(), "kernel".into()]);
-        } else if let Some(link) = link {
+        }
+        if let Some(link) = link {
             args.extend(["--wan".into(), link.to_string()]);
         }
         if case.is_rdma() && !case.is_kernel() {
@@ -126,6 +127,9 @@ impl ClientSetup {
         let args = self.run_args(case, &workload.fio_args(runtime, ramp), link, json);
         let ran = self.run_client(&args, json, workload.clients);
         self.sweep_block(case, json);
+        if link.is_some() && case.is_kernel() {
+            self.sweep_path_delay(json);
+        }
         ran?;
         let path = || json.to_path_buf();
         let text = std::fs::read_to_string(json).map_err(|source| CellError::Read { path: path(), source })?;
@@ -153,6 +157,17 @@ impl ClientSetup {
         ran
     }
 
+    /// After a kernel case's run over a link: take off a path delay the run left (killed before it could).
+    fn sweep_path_delay(&self, json: &Path) {
+        let host = crate::plan::target_host(&self.target);
+        let line = match kernel_link::resolve(host).and_then(|a| kernel_link::sweep(a, &kernel_link::SystemRunner)) {
+            Ok(undone) if undone.is_empty() => return,
+            Ok(undone) => format!("nfsbench compare: left on the path by the run, undone: {}", undone.join("; ")),
+            Err(e) => format!("nfsbench compare: checking the path to {host} for a delay the run left: {e}"),
+        };
+        log_line(json, &line);
+    }
+
     /// After a block case's run, whatever way it ended: detach what the kernel still holds for its
     /// target (a run killed before it could log out), and say so in the cell's stderr log.
     fn sweep_block(&self, case: &Case, json: &Path) {
@@ -173,16 +188,8 @@ impl ClientSetup {
                     .collect(),
                 Err(e) => vec![format!("nfsbench compare: checking for what the run left attached to {url}: {e}")],
             };
-        if lines.is_empty() {
-            return;
-        }
-        let err_path = json.with_extension("err");
-        let mut log = std::fs::OpenOptions::new().append(true).create(true).open(&err_path).ok();
         for line in &lines {
-            eprintln!("{line}");
-            if let Some(log) = log.as_mut() {
-                let _ = std::io::Write::write_all(log, format!("{line}\n").as_bytes());
-            }
+            log_line(json, line);
         }
     }
 
@@ -227,6 +234,15 @@ impl ClientSetup {
         let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
         let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no message");
         Err(CellError::Exit { args: args.to_vec(), status, last: last.to_string() })
+    }
+}
+
+/// A line on stderr and in the cell's stderr log (`.err` beside its JSON).
+fn log_line(json: &Path, line: &str) {
+    eprintln!("{line}");
+    let err_path = json.with_extension("err");
+    if let Ok(mut log) = std::fs::OpenOptions::new().append(true).create(true).open(&err_path) {
+        let _ = std::io::Write::write_all(&mut log, format!("{line}\n").as_bytes());
     }
 }
 

@@ -35,10 +35,13 @@ pub enum PlanError {
     )]
     KernelRdmaFlags { case: String },
     #[error(
-        "case '{case}': the kernel engine cannot emulate a long-distance link ({what}); delay the path itself \
-         (tc qdisc ... netem delay) and measure the kernel client over it"
+        "case '{case}': the kernel engine puts the long-distance link ({what}) on the path to the target with \
+         netem, and the embedded server's path never leaves this host; give --target"
     )]
     KernelLink { case: String, what: String },
+    /// A part of the link netem cannot give the kernel's transports (the message names it).
+    #[error("case '{case}': {message}")]
+    KernelLinkPart { case: String, message: String },
     #[error(
         "case '{case}': the kernel's RPC-over-RDMA needs an RDMA device, and the embedded server's RDMA is \
          nfsbench's soft provider; give --target"
@@ -194,7 +197,8 @@ fn check_block_case(case: &crate::plan::Case, target: &str) -> Result<(), PlanEr
     Ok(())
 }
 
-/// What the kernel engine cannot do: nfsbench's own RDMA flags, an emulated link, the soft provider.
+/// What the kernel engine cannot do: nfsbench's own RDMA flags, a link on a path that never leaves this
+/// host (the embedded server) or one netem cannot give (jitter, tcp_window), the soft provider.
 fn check_kernel_case(plan: &Plan, case: &crate::plan::Case, embedded: bool) -> Result<(), PlanError> {
     let name = || case.name.clone();
     if case.rdma_credits.is_some() || case.rdma_inline.is_some() {
@@ -210,8 +214,15 @@ fn check_kernel_case(plan: &Plan, case: &crate::plan::Case, embedded: bool) -> R
             .find(|s| s.parameter == SweepParameter::Rtt && plan.sweep_cases(s).any(|c| c.name == case.name))
             .map(|s| format!("the rtt sweep on '{}'", s.workload))
     };
-    if let Some(what) = link {
-        return Err(PlanError::KernelLink { case: name(), what });
+    match (link, embedded) {
+        (Some(what), true) => return Err(PlanError::KernelLink { case: name(), what }),
+        (Some(_), false) => {
+            if let Some(wan) = &plan.wan {
+                kernel_link::kernel_link_spec(wan)
+                    .map_err(|e| PlanError::KernelLinkPart { case: name(), message: e.to_string() })?;
+            }
+        }
+        (None, _) => {}
     }
     if embedded && case.is_rdma() {
         return Err(PlanError::KernelEmbeddedRdma { case: name() });

@@ -44,8 +44,12 @@ fn kernel_cases_pass_nfsv4_through_and_refuse_what_only_nfsbench_does() {
 
     let mut far = plan.clone();
     far.workloads[0].rtt = Some(Duration::from_millis(20));
-    let e = validate(&far, Some("h:/x")).expect_err("no emulated link");
-    assert!(e.to_string().contains("cannot emulate a long-distance link (workload 'seq-read-1m': rtt)"), "{e}");
+    assert!(validate(&far, Some("h:/x")).is_ok(), "the link goes on the path to a target");
+    let e = validate(&far, None).expect_err("the embedded server's path never leaves the host");
+    assert!(e.to_string().contains("long-distance link (workload 'seq-read-1m': rtt) on the path"), "{e}");
+    far.wan = Some(mount_options::LinkSpec::parse("rate=1gbit,jitter=1ms").expect("spec"));
+    let e = validate(&far, Some("h:/x")).expect_err("netem reorders jittered packets");
+    assert!(e.to_string().contains("--wan jitter is not for the kernel engine"), "{e}");
 }
 
 #[test]
@@ -69,6 +73,9 @@ fn a_kernel_case_runs_nfsbench_run_engine_kernel_with_its_options_as_asked() {
         "{joined}"
     );
     assert!(!joined.contains("--rdma-provider"), "{joined}");
+    let link = mount_options::LinkSpec::parse("rtt=20ms").expect("spec");
+    let far = setup.run_args(&case, &["--rw=read".into()], Some(&link), Path::new("/o.json")).join(" ");
+    assert!(far.contains("--engine kernel --wan rtt=20ms"), "the link goes on the path: {far}");
     let mut named = Case::from_options("rdma", "vers=3,proto=rdma,port=20050");
     named.engine = Engine::Kernel;
     assert_eq!(named.mount_options(), "vers=3,proto=rdma,port=20050", "a port given stays as given");

@@ -16,7 +16,7 @@ import json
 import os
 import sys
 
-from checklib import bad, check_failed, load_report
+from checklib import bad, check_distance, check_failed, load_report
 
 out, target_bytes, expect = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
 # What sysfs shows for each kind: the controller's transport file, or the iSCSI SCSI host's proc_name.
@@ -70,3 +70,5 @@ if target_bytes >= 0:
     if target_bytes < measured:
         bad("the target's devices moved %d bytes, the report says %d were measured" % (target_bytes, measured))
     print("measured %d bytes; the target's devices moved %d (layout included)" % (measured, target_bytes))
+for name, rtt, mean in check_distance(out):
+    print("%s: %.1f ms round trip on the path, mean latency %.1f ms" % (name, rtt, mean))

@@ -7,7 +7,8 @@
 #   - plans/smb-direct.toml (quick, 2 MiB files): SMB3 over TCP, SMB Direct, SMB Direct with
 #     two channels; the transport proven from /proc/fs/cifs/DebugData in every cell (an SMBDirect
 #     section or none), dialect 3.1.1, the share's counters covering what fio reports, the RDMA
-#     device's packet counters moving for the SMB Direct cases only (ksmbd keeps no byte counters);
+#     device's packet counters moving for the SMB Direct cases only (ksmbd keeps no byte counters); its
+#     distance sweep raising both transports' mean latency above the round trip on the path;
 #   - write and verify over both transports, verify clean;
 #   - a share the server does not have and an option the kernel refuses (nconnect, not in 6.1's cifs):
 #     those cases failed with mount.cifs's words, the rest measured, exit status 1;
@@ -21,6 +22,9 @@ export SCEN_DIR=$OUT
 TARGET_SH=$INTEROP_ROOT/lab/targets/smb-target.sh
 trap 'rc=$?; "$TARGET_SH" down >/dev/null 2>&1 || true; dmesg > "$OUT/dmesg.txt" 2>/dev/null; exit $rc' EXIT
 
+# Two rxe devices on a veth pair: the path to $RXE_IP leaves by nfsb1, where the plan's distance sweep
+# puts its delay (a path through lo could not be delayed).
+export RXE_PAIR=1
 . "$INTEROP_ROOT/lab/vm/guest/rxe.sh" || fail "Soft-RoCE setup (lab/vm/guest/rxe.sh) failed"
 step "ksmbd on a RAM share, TCP and SMB Direct on $RXE_IP"
 must 120 "smb-target.sh up" "$TARGET_SH" up --ip "$RXE_IP" --rdma --multichannel --size 256 > "$OUT/target.txt"
@@ -35,6 +39,7 @@ no_mount_left() {
     sleep 0.2
   done
   ! ls -d /tmp/nfsbench-mnt-* 2>/dev/null || fail "$what: a mount point directory was left in /tmp"
+  ! tc qdisc show dev nfsb1 | grep -q '4e42:' || fail "$what: the path delay is left on nfsb1: $(tc qdisc show dev nfsb1)"
 }
 rdma_packets() { cat /sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts; }
 

@@ -14,7 +14,7 @@ import json
 import os
 import sys
 
-from checklib import bad, check_failed, load_report
+from checklib import bad, check_distance, check_failed, load_report
 
 out, expect = sys.argv[1], sys.argv[2].split()
 
@@ -58,3 +58,5 @@ for e in expect:
 for f in glob.glob(os.path.join(out, "*")) + glob.glob(os.path.join(out, "cells", "*")):
     if os.path.isfile(f) and "password=nfsbench" in open(f, errors="replace").read():
         bad("%s holds the password" % f)
+for name, rtt, mean in check_distance(out):
+    print("%s: %.1f ms round trip on the path, mean latency %.1f ms" % (name, rtt, mean))

@@ -220,6 +220,14 @@ fn build_plan(args: &CompareArgs, cpus: usize) -> anyhow::Result<(Plan, compare:
         if !plan.cases.iter().any(|c| c.name == plan.baseline) {
             plan.baseline = plan.cases[0].name.clone();
         }
+        // A sweep that names its cases keeps those still in the plan, and goes when none is left.
+        let kept: Vec<String> = plan.cases.iter().map(|c| c.name.clone()).collect();
+        plan.sweeps.retain_mut(|s| {
+            s.cases.is_empty() || {
+                s.cases.retain(|c| kept.contains(c));
+                !s.cases.is_empty()
+            }
+        });
     }
     if let Some(list) = &args.workloads {
         plan.workloads = select(&plan.workloads, list, "workload", |w| &w.name)?;

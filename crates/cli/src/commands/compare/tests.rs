@@ -43,3 +43,13 @@ fn vers_runs_every_case_once_per_version_and_a_plain_baseline_means_its_first() 
     let cli = Cli::try_parse_from(["compare", "--vers", ","]).expect("parses");
     assert!(build_plan(&cli.args, 2).is_err(), "an empty version list is refused");
 }
+
+#[test]
+fn cases_keeps_a_sweeps_cases_that_remain_and_drops_a_sweep_left_with_none() {
+    let smb = concat!(env!("CARGO_MANIFEST_DIR"), "/../../plans/smb-direct.toml");
+    let plan = plan_of(&[smb, "--target", "10.99.0.1", "--cases", "smb"]);
+    assert_eq!(plan.sweeps.len(), 1);
+    assert_eq!(plan.sweeps[0].cases, ["smb"]);
+    let plan = plan_of(&[smb, "--target", "10.99.0.1", "--cases", "smb-direct-2ch"]);
+    assert!(plan.sweeps.is_empty(), "the sweep named neither remaining case");
+}

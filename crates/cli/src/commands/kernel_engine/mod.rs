@@ -76,6 +76,18 @@ impl KernelTarget {
     }
 }
 
+/// The host of a kernel-engine target: `HOST:/EXPORT`, `[IPv6]:/EXPORT`, `//HOST/SHARE`, or a block
+/// target's URL.
+pub fn target_host(target: &str) -> String {
+    if let Ok(block) = kernel_attach::Target::parse(target) {
+        return block.host;
+    }
+    match target.strip_prefix("//") {
+        Some(share) => share.split('/').next().unwrap_or("").to_string(),
+        None => compare::plan::target_host(target).to_string(),
+    }
+}
+
 /// One line per check the kernel did not grant as asked ("rsize: asked 4194304, negotiated 1048576").
 fn differences(checks: &[OptionCheck]) -> Vec<String> {
     checks

@@ -82,12 +82,16 @@ fn kernel_engine_args(parsed: &RunArgs, directory: bool) -> Result<(), String> {
         };
     }
     if parsed.target.is_none() {
-        return Err("--engine kernel mounts an NFS export or attaches a block target: give --target HOST:/EXPORT, \
-                    nvme-tcp://HOST/NQN, nvme-rdma://HOST/NQN, iscsi://HOST/IQN or iser://HOST/IQN"
+        return Err("--engine kernel mounts an NFS export or SMB share or attaches a block target: give --target \
+                    HOST:/EXPORT, //HOST/SHARE, nvme-tcp://HOST/NQN, nvme-rdma://HOST/NQN, iscsi://HOST/IQN or \
+                    iser://HOST/IQN"
             .into());
     }
-    let own_client_only =
-        [parsed.rdma_flag_given(), parsed.wan.is_some().then_some("--wan"), directory.then_some("--directory")];
+    // The kernel's transports get the link on the path (netem), for what netem can do.
+    if let Some(wan) = &parsed.wan {
+        kernel_link::kernel_link_spec(wan).map_err(|e| e.to_string())?;
+    }
+    let own_client_only = [parsed.rdma_flag_given(), directory.then_some("--directory")];
     match own_client_only.into_iter().flatten().next() {
         Some(flag) => Err(format!(
             "{flag} does not apply to --engine kernel (the kernel's client is set with -o mount options, and the \
@@ -250,7 +254,9 @@ Usage: nfsbench run [JOBFILE.fio] [--name=NAME --rw=... --bs=... fio options]
                          client and server on one host, no RDMA device needed)
   --rdma-credits N       credits requested from the server, 1..=1024 (default 128, as Linux)
   --rdma-inline SIZE     inline threshold offered, 1KiB..=64KiB (default 4KiB, RFC 8797)
-  --wan SPEC             emulate a long-distance link on the client side, e.g. rtt=20ms,rate=10gbit
+  --wan SPEC             emulate a long-distance link on the client side, e.g. rtt=20ms,rate=10gbit; with
+                         --engine kernel it is put on the path to the target with tc netem (rtt, distance,
+                         rate, loss; root), and taken off after the run
                          (rtt= or distance=8600mi|km at 5 us/km each way; rate=, jitter=, loss=0.1%,
                          tcp_window=6m): every NFS connection is delayed and paced as on that link;
                          MOUNT and the port mapper are not. proto=tcp only for now
@@ -344,7 +350,12 @@ mod tests {
         assert_eq!((parsed.engine, parsed.mount_options.as_deref()), (Engine::Kernel, Some("vers=4.1")));
         let e = parse(&args(&["--name=a", "--engine=kernel"])).unwrap_err();
         assert!(e.contains("give --target"), "{e}");
-        for flag in [&["--wan", "rtt=20ms"][..], &["--rdma-credits", "32"], &["--directory", "/mnt"]] {
+        let far = parse(&args(&["--name=a", "--engine", "kernel", "--target", "h:/e", "--wan", "rtt=20ms"]));
+        assert!(far.expect("a link goes on the path").wan.is_some());
+        let e = parse(&args(&["--name=a", "--engine", "kernel", "--target", "h:/e", "--wan", "rtt=2ms,jitter=1ms"]))
+            .unwrap_err();
+        assert!(e.starts_with("--wan jitter is not for the kernel engine"), "{e}");
+        for flag in [&["--rdma-credits", "32"][..], &["--directory", "/mnt"]] {
             let mut line = args(&["--name=a", "--engine", "kernel", "--target", "h:/e"]);
             line.extend(args(flag));
             let e = parse(&line).unwrap_err();

@@ -86,6 +86,7 @@ pub fn run(raw: &[String]) -> Result<(), CliError> {
         b.worker_threads(threads).thread_name("nfsbench-run");
         b
     };
+    let path_delay = delay_path(&args, &me)?;
     let kernel = match (&args.engine, &args.target) {
         (args::Engine::Kernel, Some(target)) => {
             let mounted = if KernelBlock::is_block(target) {
@@ -105,7 +106,28 @@ pub fn run(raw: &[String]) -> Result<(), CliError> {
         _ => None,
     };
     let runtime = builder.enable_all().build().context("starting the client runtime")?;
-    runtime.block_on(run_jobs(&args, &jobs, spec.as_ref(), kernel, clients, &me))
+    let result = runtime.block_on(run_jobs(&args, &jobs, spec.as_ref(), kernel, clients, &me));
+    // The path delay comes off after the target is unmounted or detached.
+    if let Some(Err(e)) = path_delay.map(kernel_link::PathDelay::remove) {
+        me.say(&format!("taking the delay off the path: {e}"));
+    }
+    result
+}
+
+/// `--engine kernel --wan`: the link put on the path to the target (tc netem), before the mount or
+/// attach so that they cross it too.
+fn delay_path(args: &RunArgs, me: &Me) -> Result<Option<kernel_link::PathDelay>, CliError> {
+    let (Some(link), Some(target), args::Engine::Kernel) = (&args.wan, &args.target, args.engine) else {
+        return Ok(None);
+    };
+    let host = super::kernel_engine::target_host(target);
+    let delay = kernel_link::resolve(&host)
+        .and_then(|addr| kernel_link::PathDelay::apply(addr, link, Box::new(kernel_link::SystemRunner)))
+        .map_err(|e| me.failed(&format!("--wan on the path to {host}: {e}")))?;
+    if me.speaks() {
+        eprintln!("nfsbench: the path delayed: {}", delay.describe());
+    }
+    Ok(Some(delay))
 }
 
 /// `--engine kernel`: the target mounted by the OS's client (NFS, or SMB for `//HOST/SHARE`), every job's

@@ -53,6 +53,9 @@ pub fn kernel_notes(
         _ => "mount options asked",
     };
     notes.push((asked.into(), args.mount_options.clone().unwrap_or_default()));
+    if let Some(link) = &args.wan {
+        notes.push(("long-distance link".into(), format!("{} (tc netem on the path to the target)", link.describe())));
+    }
     notes.push(("negotiated".into(), kernel.negotiated()));
     let differences = kernel.differences();
     if !differences.is_empty() {

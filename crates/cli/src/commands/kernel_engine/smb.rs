@@ -36,6 +36,8 @@ struct Counters {
     share: ShareStats,
     read: CommandTimes,
     write: CommandTimes,
+    /// The kernel's HZ as Stats states it (the command table's times are in jiffies).
+    hz: u64,
 }
 
 impl KernelSmb {
@@ -124,7 +126,7 @@ impl KernelSmb {
         let share = after.share.delta(&self.before.share);
         let read = after.read.delta(&self.before.read);
         let write = after.write.delta(&self.before.write);
-        let hz = cifs_stats::DEBIAN_HZ;
+        let hz = after.hz;
         let section = json!({
             "kind": "smb",
             "target": self.mount.target(),
@@ -143,8 +145,8 @@ impl KernelSmb {
                     "write_ios": share.writes,
                     "bytes_read": share.bytes_read,
                     "bytes_written": share.bytes_written,
-                    "read_ticks_ms": read.mean_ms(hz) * read.count as f64,
-                    "write_ticks_ms": write.mean_ms(hz) * write.count as f64,
+                    "read_ticks_ms": read.total_jiffies as f64 * 1000.0 / hz as f64,
+                    "write_ticks_ms": write.total_jiffies as f64 * 1000.0 / hz as f64,
                 },
                 "smb": {
                     "smbs": share.smbs,
@@ -179,7 +181,8 @@ fn counters(unc: &str) -> Result<Counters, CliError> {
     let share =
         stats.share(unc).cloned().ok_or_else(|| CliError::Failed(format!("{STATS} has no counters for {unc}")))?;
     let times = |code: u16| stats.commands.get(&code).cloned().unwrap_or_default();
-    Ok(Counters { share, read: times(SMB2_READ), write: times(SMB2_WRITE) })
+    let hz = stats.hz.filter(|&hz| hz > 0).unwrap_or(cifs_stats::DEBIAN_HZ);
+    Ok(Counters { share, read: times(SMB2_READ), write: times(SMB2_WRITE), hz })
 }
 
 /// The options field of the mount at `point` in /proc/self/mounts (cifs_show_options).

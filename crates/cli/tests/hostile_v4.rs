@@ -24,8 +24,8 @@ use std::time::Duration;
 use hostile::v4::checks::{backchannel, compound, sessions, stateids};
 use hostile::v4::{Outcome, V4Attack};
 use hostile_v4_support::{
-    assert_all_pass, assert_answers_right, judged_beside, judged_beside_after, judged_beside_control, one_at_a_time,
-    Server,
+    assert_all_pass, assert_answers_right, judged_beside, judged_beside_control, judged_beside_control_after,
+    one_at_a_time, Server,
 };
 use nfs4_proto::{NfsErr4, NfsStat4, OpNum4};
 
@@ -219,7 +219,14 @@ fn a_lock_storm_of_millions_of_ranges_from_one_owner_gets_resource_at_the_cap_an
     let _one = one_at_a_time();
     let mut server = Server::start("lock-storm", EXPORT, SMALL_CAPS);
     let mut good = server.good_v4();
-    let run = judged_beside(&server, &mut good, &[(V4Attack::LockStorm { clients: 1 }, busy(1))], "v4-lock-storm");
+    // Judged against the same LOCKs at the same pace that lock one range again and again, measured right
+    // before: against undisturbed figures the case judged the machine, as the slot hammer's did (CI's
+    // 2-core machine, 2026-11-27: the v4.1 good client 0.68-0.70x beside the storm, twice; 0.91-1.02x on
+    // the development VM). What the case is about is the 2,048 ranges and the refusals past them; a
+    // server that walked an owner's ranges for each LOCK would fail it still.
+    let control = [(V4Attack::Relock { clients: 1 }, busy(1))];
+    let attacks = [(V4Attack::LockStorm { clients: 1 }, busy(1))];
+    let run = judged_beside_control(&server, &mut good, &control, &attacks, "v4-lock-storm");
     assert_answers_right(&run);
     let report = run.report("v4-lock-storm");
     assert!(report.count("NFS4ERR_RESOURCE") > 0, "the client never reached its cap of ranges: {report:?}");
@@ -233,8 +240,12 @@ fn a_lock_storm_from_millions_of_lock_owners_gets_resource_at_the_cap_and_starve
     let _one = one_at_a_time();
     let mut server = Server::start("lock-owner-storm", EXPORT, "");
     let mut good = server.good_v4();
+    // Judged beside the same control load as the storm of ranges; before the range index this storm left
+    // the v3 good client 0.23-0.30x its IOPS, which fails against any reference.
+    let control = [(V4Attack::Relock { clients: 1 }, busy(1))];
     let attacks = [(V4Attack::LockOwnerStorm { clients: 1 }, busy(1))];
-    let run = judged_beside_after(&server, &mut good, &attacks, "v4-lock-owner-storm", Duration::from_secs(3));
+    let ramp = Duration::from_secs(3);
+    let run = judged_beside_control_after(&server, &mut good, &control, &attacks, "v4-lock-owner-storm", ramp);
     assert_answers_right(&run);
     let report = run.report("v4-lock-owner-storm");
     assert!(report.count("NFS4ERR_RESOURCE") > 0, "the client never reached its cap of lock-owners: {report:?}");

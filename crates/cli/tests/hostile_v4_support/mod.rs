@@ -256,19 +256,8 @@ impl Loaded {
 /// [`beside`] after the suite's ramp, judged (and measured once more if the first judgement fails, as
 /// the suite does).
 pub fn judged_beside(server: &Server, good_v4: &mut GoodV4, attacks: &[Paced], case: &str) -> Beside {
-    judged_beside_after(server, good_v4, attacks, case, ATTACK_RAMP)
-}
-
-/// [`judged_beside`] after `ramp` (attacks that must first run into the server's caps).
-pub fn judged_beside_after(
-    server: &Server,
-    good_v4: &mut GoodV4,
-    attacks: &[Paced],
-    case: &str,
-    ramp: Duration,
-) -> Beside {
     crate::hostile_support::judged(case, || {
-        let run = beside(server, good_v4, attacks, ramp);
+        let run = beside(server, good_v4, attacks, ATTACK_RAMP);
         let verdict = run.judge(case);
         (run, verdict)
     })
@@ -283,8 +272,20 @@ pub fn judged_beside_control(
     attacks: &[Paced],
     case: &str,
 ) -> Beside {
+    judged_beside_control_after(server, good_v4, control, attacks, case, ATTACK_RAMP)
+}
+
+/// [`judged_beside_control`] after `ramp` (attacks that must first run into the server's caps).
+pub fn judged_beside_control_after(
+    server: &Server,
+    good_v4: &mut GoodV4,
+    control: &[Paced],
+    attacks: &[Paced],
+    case: &str,
+    ramp: Duration,
+) -> Beside {
     crate::hostile_support::judged(case, || {
-        let run = beside_control(server, good_v4, control, attacks, ATTACK_RAMP);
+        let run = beside_control(server, good_v4, control, attacks, ramp);
         let verdict = run.judge(case);
         (run, verdict)
     })

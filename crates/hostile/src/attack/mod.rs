@@ -65,7 +65,7 @@ impl Attack {
     }
 
     /// Every attack's name.
-    pub const NAMES: [&'static str; 16] = [
+    pub const NAMES: [&'static str; 17] = [
         "trickle",
         "idle",
         "unread-replies",
@@ -82,6 +82,7 @@ impl Attack {
         V4Attack::NAMES[8],
         V4Attack::NAMES[9],
         V4Attack::NAMES[10],
+        V4Attack::NAMES[11],
     ];
 
     /// True for the attacks on the RPC-over-RDMA listener ([`Attack::run_with_rdma`]).

@@ -18,7 +18,7 @@ use hostile::{Attack, Target};
 struct Args {
     /// trickle | idle | unread-replies | bad-version | rdma-busy-counters | v4-bad-compounds |
     /// v4-slot-hammer | v4-client-storm | v4-client-hoard | v4-forged-stateids | v4-open-flood |
-    /// v4-lock-storm | v4-lock-owner-storm | v4-backchannel-silent | v4-backchannel-garbage | v4-reply-flood
+    /// v4-lock-storm | v4-lock-owner-storm | v4-relock | v4-backchannel-silent | v4-backchannel-garbage | v4-reply-flood
     attack: String,
     /// The server's NFS and MOUNT port
     #[arg(long)]

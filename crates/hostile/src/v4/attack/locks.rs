@@ -3,6 +3,10 @@
 //! lock-owner (millions of ranges), or from a new lock-owner each time (millions of owners, every one of
 //! which the next LOCK's conflict check must pass). The server must answer each LOCK with success until
 //! the client's caps (ranges, lock-owners, stateids) and NFS4ERR_RESOURCE after.
+//!
+//! Their control load has the same shape and pace with nothing piling up: one lock-owner locking its one
+//! range again and again (each LOCK succeeds and changes nothing), so a storm's judgement is of what the
+//! ranges and owners cost the others, not of what any client at that pace costs a loaded machine.
 
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -22,8 +26,19 @@ use crate::v4::session::{putfh, Session, SessionAsk};
 /// LOCKs in flight per client.
 const DEPTH: u32 = 16;
 
-/// `clients` clients storming, each from one lock-owner or (`many_owners`) from a new one per LOCK.
-pub(super) fn run(ctx: Ctx<'_>, clients: usize, many_owners: bool) -> Result<(), RpcFailure> {
+/// What each LOCK after the first asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Storm {
+    /// A new range, from the one lock-owner: millions of ranges.
+    Ranges,
+    /// A new range, each from a new lock-owner: millions of owners.
+    Owners,
+    /// The first range again, from the one lock-owner: the control load, nothing piling up.
+    Relock,
+}
+
+/// `clients` clients storming as `storm` says.
+pub(super) fn run(ctx: Ctx<'_>, clients: usize, storm_of: Storm) -> Result<(), RpcFailure> {
     let Ctx { target, stop, tally, .. } = ctx;
     // The shared file, made by a client that stays for the whole attack.
     let mut keeper = super::establish(ctx, owner("lock-storm-keeper").as_bytes(), SessionAsk::default())?;
@@ -35,7 +50,7 @@ pub(super) fn run(ctx: Ctx<'_>, clients: usize, many_owners: bool) -> Result<(),
             let name = &name;
             scope.spawn(move || {
                 while !stop.load(Relaxed) {
-                    if storm(ctx, name, !many_owners).is_err() {
+                    if storm(ctx, name, storm_of).is_err() {
                         tally.closed();
                         sleep_unless_stopped(REOPEN_PAUSE, stop);
                     }
@@ -60,8 +75,8 @@ fn new_owner(open: Stateid4, owner: &[u8]) -> Locker4<'_> {
     })
 }
 
-/// One client's storm on the file `name`: one lock-owner (`one_owner`) or a new one per LOCK.
-fn storm(ctx: Ctx<'_>, name: &str, one_owner: bool) -> Result<(), RpcFailure> {
+/// One client's storm on the file `name`.
+fn storm(ctx: Ctx<'_>, name: &str, storm_of: Storm) -> Result<(), RpcFailure> {
     let Ctx { target, answers, .. } = ctx;
     let mut session = super::establish(ctx, owner("lock-storm").as_bytes(), SessionAsk::default())?;
     let dir = session.lookup_path(&target.export)?;
@@ -83,8 +98,13 @@ fn storm(ctx: Ctx<'_>, name: &str, one_owner: bool) -> Result<(), RpcFailure> {
         (OpNum4::Lock, NfsStat4::Ok),
     ]);
     let resource = Outcome::fails_at(&[OpNum4::Sequence, OpNum4::Putfh], OpNum4::Lock, NfsErr4::Resource);
-    let what =
-        if one_owner { "LOCK of a new range by one lock-owner" } else { "LOCK of a new range by a new lock-owner" };
+    let what = match storm_of {
+        Storm::Ranges => "LOCK of a new range by one lock-owner",
+        Storm::Owners => "LOCK of a new range by a new lock-owner",
+        Storm::Relock => "LOCK of its one range again by its lock-owner",
+    };
+    // Locking what the owner holds changes nothing, so the control load never meets a cap.
+    let expected: &[&Outcome] = if storm_of == Storm::Relock { &[&locked] } else { &[&locked, &resource] };
     let mut n = 0u64;
     pump(
         &mut session,
@@ -92,15 +112,15 @@ fn storm(ctx: Ctx<'_>, name: &str, one_owner: bool) -> Result<(), RpcFailure> {
         ctx,
         |sequence| {
             n += 1;
-            let offset = base + 2 * n;
+            let offset = if storm_of == Storm::Relock { base } else { base + 2 * n };
             let owner_name = format!("lock-owner {n}");
-            let locker = if one_owner {
-                Locker4::ExistingLockOwner(ExistLockOwner4 { lock_stateid: current(lock_stateid), lock_seqid: 0 })
-            } else {
+            let locker = if storm_of == Storm::Owners {
                 new_owner(current(open), owner_name.as_bytes())
+            } else {
+                Locker4::ExistingLockOwner(ExistLockOwner4 { lock_stateid: current(lock_stateid), lock_seqid: 0 })
             };
             (Session::body(sequence, &[putfh(fh), lock(offset, locker)]), ())
         },
-        |(), answer| answers.check(what, &answer.outcome(), &[&locked, &resource]),
+        |(), answer| answers.check(what, &answer.outcome(), expected),
     )
 }

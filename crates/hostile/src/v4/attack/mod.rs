@@ -12,6 +12,7 @@
 //! | `v4-open-flood` | OPENs of new files, or of one file by new open-owners, never closed |
 //! | `v4-lock-storm` | clients locking disjoint byte ranges of one shared file, each from one lock-owner |
 //! | `v4-lock-owner-storm` | the same, each LOCK from a new lock-owner |
+//! | `v4-relock` | the lock storms' control load: one lock-owner locking its one range again and again |
 //! | `v4-backchannel-silent` | back channels never answered, sessions made anew every second (new probes) |
 //! | `v4-backchannel-garbage` | the same, answering every callback with garbage |
 //! | `v4-reply-flood` | REPLY records nobody asked for, pipelined as fast as the server reads them |
@@ -49,6 +50,7 @@ pub enum V4Attack {
     OpenFlood { clients: usize },
     LockStorm { clients: usize },
     LockOwnerStorm { clients: usize },
+    Relock { clients: usize },
     BackchannelSilent { connections: usize },
     BackchannelGarbage { connections: usize },
     ReplyFlood { connections: usize },
@@ -56,7 +58,7 @@ pub enum V4Attack {
 
 impl V4Attack {
     /// Every attack's name.
-    pub const NAMES: [&'static str; 11] = [
+    pub const NAMES: [&'static str; 12] = [
         "v4-bad-compounds",
         "v4-slot-hammer",
         "v4-client-storm",
@@ -65,6 +67,7 @@ impl V4Attack {
         "v4-open-flood",
         "v4-lock-storm",
         "v4-lock-owner-storm",
+        "v4-relock",
         "v4-backchannel-silent",
         "v4-backchannel-garbage",
         "v4-reply-flood",
@@ -80,9 +83,10 @@ impl V4Attack {
             V4Attack::OpenFlood { .. } => 5,
             V4Attack::LockStorm { .. } => 6,
             V4Attack::LockOwnerStorm { .. } => 7,
-            V4Attack::BackchannelSilent { .. } => 8,
-            V4Attack::BackchannelGarbage { .. } => 9,
-            V4Attack::ReplyFlood { .. } => 10,
+            V4Attack::Relock { .. } => 8,
+            V4Attack::BackchannelSilent { .. } => 9,
+            V4Attack::BackchannelGarbage { .. } => 10,
+            V4Attack::ReplyFlood { .. } => 11,
         };
         V4Attack::NAMES[index]
     }
@@ -98,6 +102,7 @@ impl V4Attack {
             "v4-open-flood" => V4Attack::OpenFlood { clients: n },
             "v4-lock-storm" => V4Attack::LockStorm { clients: n },
             "v4-lock-owner-storm" => V4Attack::LockOwnerStorm { clients: n },
+            "v4-relock" => V4Attack::Relock { clients: n },
             "v4-backchannel-silent" => V4Attack::BackchannelSilent { connections: n },
             "v4-backchannel-garbage" => V4Attack::BackchannelGarbage { connections: n },
             "v4-reply-flood" => V4Attack::ReplyFlood { connections: n },
@@ -130,8 +135,9 @@ impl V4Attack {
             V4Attack::ClientHoard { connections } => clients::hoard(t, connections)?,
             V4Attack::ForgedStateids { connections } => stateids::run(t, connections)?,
             V4Attack::OpenFlood { clients } => opens::run(t, clients)?,
-            V4Attack::LockStorm { clients } => locks::run(t, clients, false)?,
-            V4Attack::LockOwnerStorm { clients } => locks::run(t, clients, true)?,
+            V4Attack::LockStorm { clients } => locks::run(t, clients, locks::Storm::Ranges)?,
+            V4Attack::LockOwnerStorm { clients } => locks::run(t, clients, locks::Storm::Owners)?,
+            V4Attack::Relock { clients } => locks::run(t, clients, locks::Storm::Relock)?,
             V4Attack::BackchannelSilent { connections } => backchannel::run(t, connections, backchannel::Mode::Silent)?,
             V4Attack::BackchannelGarbage { connections } => {
                 backchannel::run(t, connections, backchannel::Mode::Garbage)?

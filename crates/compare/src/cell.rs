@@ -126,10 +126,7 @@ impl ClientSetup {
     ) -> Result<RepMeasure, CellError> {
         let args = self.run_args(case, &workload.fio_args(runtime, ramp), link, json);
         let ran = self.run_client(&args, json, workload.clients);
-        self.sweep_block(case, json);
-        if link.is_some() && case.is_kernel() {
-            self.sweep_path_delay(json);
-        }
+        self.sweep_after(case, link.is_some(), json);
         ran?;
         let path = || json.to_path_buf();
         let text = std::fs::read_to_string(json).map_err(|source| CellError::Read { path: path(), source })?;
@@ -153,43 +150,35 @@ impl ClientSetup {
         ];
         // Over the plain path: laying out is not measured.
         let ran = self.run_client(&self.run_args(case, &fio, None, json), json, workload.clients);
-        self.sweep_block(case, json);
+        self.sweep_after(case, false, json);
         ran
     }
 
-    /// After a kernel case's run over a link: take off a path delay the run left (killed before it could).
-    fn sweep_path_delay(&self, json: &Path) {
+    /// After a run of `case` (`over_link`: with a long-distance link), whatever way it ended: undo what a
+    /// run killed before it could clean up left in the kernel — a block case's attachment, a kernel
+    /// case's path delay — and say so in the cell's stderr log.
+    fn sweep_after(&self, case: &Case, over_link: bool, json: &Path) {
         let host = crate::plan::target_host(&self.target);
-        let line = match kernel_link::resolve(host).and_then(|a| kernel_link::sweep(a, &kernel_link::SystemRunner)) {
-            Ok(undone) if undone.is_empty() => return,
-            Ok(undone) => format!("nfsbench compare: left on the path by the run, undone: {}", undone.join("; ")),
-            Err(e) => format!("nfsbench compare: checking the path to {host} for a delay the run left: {e}"),
-        };
-        log_line(json, &line);
-    }
-
-    /// After a block case's run, whatever way it ended: detach what the kernel still holds for its
-    /// target (a run killed before it could log out), and say so in the cell's stderr log.
-    fn sweep_block(&self, case: &Case, json: &Path) {
-        if !case.is_block() {
-            return;
+        if case.is_block() {
+            let swept = case.target_on(host).and_then(|url| kernel_attach::Target::parse(&url).ok()).map(|target| {
+                let sysfs = kernel_attach::Sysfs::new("/sys");
+                let undone = kernel_attach::sweep(&target, &kernel_attach::SystemRunner, &sysfs);
+                (target.url(), undone.map_err(|e| e.to_string()))
+            });
+            if let Some((url, undone)) = swept {
+                report_swept(json, "left attached by the run", &format!("what the run left attached to {url}"), undone);
+            }
         }
-        let Some(url) = case.target_on(crate::plan::target_host(&self.target)) else {
-            return;
-        };
-        let Ok(target) = kernel_attach::Target::parse(&url) else {
-            return;
-        };
-        let lines =
-            match kernel_attach::sweep(&target, &kernel_attach::SystemRunner, &kernel_attach::Sysfs::new("/sys")) {
-                Ok(undone) => undone
-                    .into_iter()
-                    .map(|u| format!("nfsbench compare: left attached by the run, undone: {u}"))
-                    .collect(),
-                Err(e) => vec![format!("nfsbench compare: checking for what the run left attached to {url}: {e}")],
-            };
-        for line in &lines {
-            log_line(json, line);
+        if over_link && case.is_kernel() {
+            let undone = kernel_link::resolve(host)
+                .and_then(|a| kernel_link::sweep(a, &kernel_link::SystemRunner))
+                .map_err(|e| e.to_string());
+            report_swept(
+                json,
+                "left on the path by the run",
+                &format!("the path to {host} for a delay the run left"),
+                undone,
+            );
         }
     }
 
@@ -262,4 +251,12 @@ fn is_root() -> bool {
         .ok()
         .and_then(|s| s.lines().find_map(|l| l.strip_prefix("Uid:").map(|u| u.split_whitespace().next() == Some("0"))))
         .unwrap_or(false)
+}
+
+/// One log line per thing a sweep undid (`left`: what it was), or one for the check that failed (`checked`).
+fn report_swept(json: &Path, left: &str, checked: &str, undone: Result<Vec<String>, String>) {
+    match undone {
+        Ok(undone) => undone.iter().for_each(|u| log_line(json, &format!("nfsbench compare: {left}, undone: {u}"))),
+        Err(e) => log_line(json, &format!("nfsbench compare: checking {checked}: {e}")),
+    }
 }

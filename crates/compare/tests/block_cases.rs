@@ -1,12 +1,15 @@
 //! Block cases in a plan (NVMe/TCP, NVMe/RDMA, iSCSI, iSER): how a plan file writes them, what it and
 //! validation refuse by name, and the `nfsbench run --engine kernel` arguments a block case gets.
 
-use compare::cell::ClientSetup;
 use compare::plan::{target_host, Case, CaseKind, Engine, Plan};
 use compare::plan_file::{parse, Defaults};
 use compare::validate::validate;
 use kernel_attach::Kind;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use support::remote_setup;
+
+mod support;
 
 const DEFAULTS: Defaults = Defaults { numjobs: 1, size: 1 << 20 };
 
@@ -102,14 +105,7 @@ fn validation_needs_a_target_and_reads_the_attach_options_as_the_engine_does() {
 
 #[test]
 fn a_block_case_runs_nfsbench_run_engine_kernel_on_its_target_url() {
-    let setup = ClientSetup {
-        exe: PathBuf::from("nfsbench"),
-        target: "10.99.0.1:/srv/nfs".into(),
-        ports: None,
-        rdma_provider: "verbs".into(),
-        hostfile: None,
-        cpus: 2,
-    };
+    let setup = remote_setup("10.99.0.1:/srv/nfs");
     let case = Case::block("nvme", Kind::NvmeRdma, "nr_io_queues=2");
     let joined = setup.run_args(&case, &["--rw=read".into()], None, Path::new("/o.json")).join(" ");
     assert!(
@@ -139,14 +135,7 @@ fn an_smb_case_mounts_its_share_on_the_plans_host_with_its_options_as_written() 
     assert_eq!(validate(&plan, Some("10.99.0.1")).expect("valid"), vec![None; 2]);
     let e = validate(&plan, None).expect_err("no share without a target");
     assert!(e.to_string().contains("a smb case needs a target host of its own"), "{e}");
-    let setup = ClientSetup {
-        exe: PathBuf::from("nfsbench"),
-        target: "10.99.0.1".into(),
-        ports: None,
-        rdma_provider: "verbs".into(),
-        hostfile: None,
-        cpus: 2,
-    };
+    let setup = remote_setup("10.99.0.1");
     let joined = setup.run_args(&plan.cases[1], &[], None, Path::new("/o.json")).join(" ");
     assert!(joined.starts_with("run --target //10.99.0.1/fast -o vers=3.1.1,rdma --engine kernel"), "{joined}");
     let secret = Case::smb("s", "vers=3.1.1,username=u,password=hunter2");

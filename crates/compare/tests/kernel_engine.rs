@@ -4,12 +4,15 @@
 
 mod stand_in;
 
-use compare::cell::ClientSetup;
 use compare::execute::{execute, Setup};
 use compare::plan::{Case, Engine, Plan, Workload};
 use compare::plan_file::{parse, Defaults};
 use compare::validate::validate;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use support::remote_setup;
+
+mod support;
 use std::time::Duration;
 
 const DEFAULTS: Defaults = Defaults { numjobs: 1, size: 1 << 20 };
@@ -54,14 +57,7 @@ fn kernel_cases_pass_nfsv4_through_and_refuse_what_only_nfsbench_does() {
 
 #[test]
 fn a_kernel_case_runs_nfsbench_run_engine_kernel_with_its_options_as_asked() {
-    let setup = ClientSetup {
-        exe: PathBuf::from("nfsbench"),
-        target: "10.99.0.1:/srv/nfs".into(),
-        ports: None,
-        rdma_provider: "verbs".into(),
-        hostfile: None,
-        cpus: 2,
-    };
+    let setup = remote_setup("10.99.0.1:/srv/nfs");
     let mut case = Case::from_options("rdma", "vers=3,proto=rdma,rsize=4194304");
     case.engine = Engine::Kernel;
     let args = setup.run_args(&case, &["--rw=read".into()], None, Path::new("/o.json"));

@@ -79,9 +79,9 @@ NB=$CFS/nullb
 NV=$CFS/nvmet
 LT=$CFS/target
 
-die() { echo "block-target: $*" >&2; exit 1; }
-say() { echo "block-target: $*" >&2; }
-usage() { awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0" >&2; exit 2; }
+# die, say, usage and the command line (target_main): target-lib.sh beside this script.
+TARGET=block-target USAGE_FROM=2
+. "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/target-lib.sh"
 
 # put VALUE FILE: write a configfs attribute, naming the file when the kernel refuses.
 put() { printf '%s\n' "$1" > "$2" 2>/dev/null || die "cannot write '$1' to $2 (see dmesg)"; }
@@ -259,41 +259,24 @@ status() {
   } >&2
 }
 
-cmd=${1:-}; [ $# -gt 0 ] && shift
-IP=127.0.0.1 SIZE=256 RDMA=0
-while [ $# -gt 0 ]; do
-  case $1 in
-    --ip) IP=${2:?--ip needs an address}; shift 2 ;;
-    --size) SIZE=${2:?--size needs MiB}; shift 2 ;;
-    --rdma) RDMA=1; shift ;;
-    -h|--help) usage ;;
-    *) echo "block-target: unknown argument $1" >&2; usage ;;
-  esac
-done
-[ "$(id -u)" = 0 ] || die "run as root"
+# up: the checks of its options, then (after `down`) the devices, nvmet and LIO; prints the URL lines.
+up() {
+  if [ $RDMA = 1 ]; then
+    rdma_not_on_lo
+    ls /sys/class/infiniband/* >/dev/null 2>&1 || die "--rdma: no RDMA device (Soft-RoCE: rdma link add rxe0 type rxe netdev DEV)"
+  fi
+  mount_configfs
+  down
+  # If up fails half-way, take down what it made.
+  undo_failed_up
+  [ -d /sys/module/null_blk ] || modprobe null_blk nr_devices=0
+  [ -d $NB ] || die "null_blk has no configfs directory $NB"
+  dn=$(nullb_up $NULLB_NVME "$SIZE")
+  di=$(nullb_up $NULLB_ISCSI "$SIZE")
+  nvmet_up "$dn" "$IP" $RDMA
+  lio_up "$di" "$IP" $RDMA
+  trap - EXIT
+  urls
+}
 
-case $cmd in
-  up)
-    [[ $IP =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "--ip: an IPv4 address, not $IP"
-    [[ $SIZE =~ ^[1-9][0-9]*$ ]] || die "--size: MiB, a positive integer, not $SIZE"
-    if [ $RDMA = 1 ]; then
-      [[ $IP != 127.* ]] || die "--rdma: rxe does not work on lo; give --ip an address of the RDMA netdev"
-      ls /sys/class/infiniband/* >/dev/null 2>&1 || die "--rdma: no RDMA device (Soft-RoCE: rdma link add rxe0 type rxe netdev DEV)"
-    fi
-    mount_configfs
-    down
-    # If up fails half-way, take down what it made.
-    trap 'rc=$?; [ $rc = 0 ] || { say "up failed: removing what it made"; down || true; }; exit $rc' EXIT
-    [ -d /sys/module/null_blk ] || modprobe null_blk nr_devices=0
-    [ -d $NB ] || die "null_blk has no configfs directory $NB"
-    dn=$(nullb_up $NULLB_NVME "$SIZE")
-    di=$(nullb_up $NULLB_ISCSI "$SIZE")
-    nvmet_up "$dn" "$IP" $RDMA
-    lio_up "$di" "$IP" $RDMA
-    trap - EXIT
-    urls
-    ;;
-  down) down ;;
-  status) status ;;
-  *) usage ;;
-esac
+target_main "$@"

@@ -71,9 +71,19 @@ CONF_DIR=/run/nfsbench-smb
 TMPFS_NAME=nfsbench-smb        # the tmpfs's source name, how `down` recognises it
 KSMBD_TOOLS_MIN=3.5.2
 
-die() { echo "smb-target: $*" >&2; exit 1; }
-say() { echo "smb-target: $*" >&2; }
-usage() { awk 'NR > 2 && !/^#/ {exit} NR > 2 {sub(/^# ?/, ""); print}' "$0" >&2; exit 2; }
+# die, say, usage and the command line (target_main, with the options below): target-lib.sh beside this
+# script.
+TARGET=smb-target USAGE_FROM=3
+. "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/target-lib.sh"
+
+MULTICHANNEL=0 MODDIR=${SMBDIRECT_MODULES:-}
+target_option() {
+  case $1 in
+    --multichannel) MULTICHANNEL=1; SHIFT=1 ;;
+    --modules) MODDIR=${2:?--modules needs a directory}; SHIFT=2 ;;
+    *) return 1 ;;
+  esac
+}
 
 # tools_dir MODDIR: the directory with ksmbd.mountd & co. to use.
 tools_dir() {
@@ -176,95 +186,76 @@ status() {
   } >&2
 }
 
-cmd=${1:-}; [ $# -gt 0 ] && shift
-IP=127.0.0.1 SIZE=256 RDMA=0 MULTICHANNEL=0 MODDIR=${SMBDIRECT_MODULES:-}
-while [ $# -gt 0 ]; do
-  case $1 in
-    --ip) IP=${2:?--ip needs an address}; shift 2 ;;
-    --size) SIZE=${2:?--size needs MiB}; shift 2 ;;
-    --rdma) RDMA=1; shift ;;
-    --multichannel) MULTICHANNEL=1; shift ;;
-    --modules) MODDIR=${2:?--modules needs a directory}; shift 2 ;;
-    -h|--help) usage ;;
-    *) echo "smb-target: unknown argument $1" >&2; usage ;;
-  esac
-done
-[ "$(id -u)" = 0 ] || die "run as root"
+# up: the checks of its options, then (after `down`) ksmbd and its share; prints the mount lines.
+up() {
+  ip -4 -o addr show | awk '{sub(/\/.*/, "", $4); print $4}' | grep -qx "$IP" || die "--ip $IP is not an address of this machine"
+  [ -n "$MODDIR" ] || { d=$(default_moddir); [ -d "$d" ] && MODDIR=$d; }
+  if [ $RDMA = 1 ]; then
+    rdma_not_on_lo
+    dev=$(ip -4 -o addr show | awk -v a="$IP" '{split($4, p, "/")} p[1] == a {print $2; exit}')
+    rdma link show 2>/dev/null | grep -q "netdev $dev\( \|$\)" ||
+      die "--rdma: no RDMA device on $dev ($IP) (Soft-RoCE: rdma link add rxe0 type rxe netdev $dev)"
+    [ -n "$MODDIR" ] && [ -f "$MODDIR/ksmbd.ko" ] ||
+      die "--rdma: no module directory with ksmbd.ko (run lab/vm/smbdirect-modules.sh on the host; --modules DIR or SMBDIRECT_MODULES=DIR)"
+  fi
+  T=$(tools_dir "$MODDIR")
+  [ -x "$T/ksmbd.mountd" ] || die "no ksmbd.mountd in $T"
+  tv=$(tools_version "$T")
+  dpkg --compare-versions "${tv:-0}" ge $KSMBD_TOOLS_MIN ||
+    die "ksmbd-tools ${tv:-?} in $T is older than $KSMBD_TOOLS_MIN: this kernel's ksmbd refuses its share replies (every tree connect fails with STATUS_BAD_NETWORK_NAME); run lab/vm/smbdirect-modules.sh and pass its directory"
 
-case $cmd in
-  up)
-    [[ $IP =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "--ip: an IPv4 address, not $IP"
-    [[ $SIZE =~ ^[1-9][0-9]*$ ]] || die "--size: MiB, a positive integer, not $SIZE"
-    ip -4 -o addr show | awk '{sub(/\/.*/, "", $4); print $4}' | grep -qx "$IP" || die "--ip $IP is not an address of this machine"
-    [ -n "$MODDIR" ] || { d=$(default_moddir); [ -d "$d" ] && MODDIR=$d; }
-    if [ $RDMA = 1 ]; then
-      [[ $IP != 127.* ]] || die "--rdma: rxe does not work on lo; give --ip an address of the RDMA netdev"
-      dev=$(ip -4 -o addr show | awk -v a="$IP" '{split($4, p, "/")} p[1] == a {print $2; exit}')
-      rdma link show 2>/dev/null | grep -q "netdev $dev\( \|$\)" ||
-        die "--rdma: no RDMA device on $dev ($IP) (Soft-RoCE: rdma link add rxe0 type rxe netdev $dev)"
-      [ -n "$MODDIR" ] && [ -f "$MODDIR/ksmbd.ko" ] ||
-        die "--rdma: no module directory with ksmbd.ko (run lab/vm/smbdirect-modules.sh on the host; --modules DIR or SMBDIRECT_MODULES=DIR)"
+  down || die "cannot take down what runs (see above)"
+  undo_failed_up
+  mkdir -p $CONF_DIR /etc/ksmbd
+  printf 'ip=%s\nsize=%s\nrdma=%s\nmoddir=%s\nclient_loaded=0\n' "$IP" "$SIZE" "$RDMA" "$MODDIR" > $CONF_DIR/state
+
+  # modules: the built ksmbd.ko whenever there is one (it carries a fix the stock one lacks)
+  if [ -n "$MODDIR" ] && [ -f "$MODDIR/ksmbd.ko" ]; then
+    load_module "$MODDIR/ksmbd.ko"
+  else
+    say "no built ksmbd.ko: using the stock one (TCP only; Debian 6.1.192-2's oopses on the first open, see the header)"
+    modprobe ksmbd || die "modprobe ksmbd failed"
+  fi
+  if [ $RDMA = 1 ]; then
+    if [ -d /sys/module/cifs ] && ! cifs_has_smbdirect; then
+      [ -z "$(awk '$3 == "cifs"' /proc/mounts)" ] || die "--rdma: a cifs without SMB Direct is loaded and in use: unmount its mounts first"
+      unload cifs || die "--rdma: cannot unload the stock cifs"
     fi
-    T=$(tools_dir "$MODDIR")
-    [ -x "$T/ksmbd.mountd" ] || die "no ksmbd.mountd in $T"
-    tv=$(tools_version "$T")
-    dpkg --compare-versions "${tv:-0}" ge $KSMBD_TOOLS_MIN ||
-      die "ksmbd-tools ${tv:-?} in $T is older than $KSMBD_TOOLS_MIN: this kernel's ksmbd refuses its share replies (every tree connect fails with STATUS_BAD_NETWORK_NAME); run lab/vm/smbdirect-modules.sh and pass its directory"
-
-    down || die "cannot take down what runs (see above)"
-    trap 'rc=$?; [ $rc = 0 ] || { say "up failed: removing what it made"; down || true; }; exit $rc' EXIT
-    mkdir -p $CONF_DIR /etc/ksmbd
-    printf 'ip=%s\nsize=%s\nrdma=%s\nmoddir=%s\nclient_loaded=0\n' "$IP" "$SIZE" "$RDMA" "$MODDIR" > $CONF_DIR/state
-
-    # modules: the built ksmbd.ko whenever there is one (it carries a fix the stock one lacks)
-    if [ -n "$MODDIR" ] && [ -f "$MODDIR/ksmbd.ko" ]; then
-      load_module "$MODDIR/ksmbd.ko"
-    else
-      say "no built ksmbd.ko: using the stock one (TCP only; Debian 6.1.192-2's oopses on the first open, see the header)"
-      modprobe ksmbd || die "modprobe ksmbd failed"
+    if [ ! -d /sys/module/cifs ]; then
+      load_module "$MODDIR/cifs.ko"
+      sed -i 's/^client_loaded=0$/client_loaded=1/' $CONF_DIR/state
     fi
-    if [ $RDMA = 1 ]; then
-      if [ -d /sys/module/cifs ] && ! cifs_has_smbdirect; then
-        [ -z "$(awk '$3 == "cifs"' /proc/mounts)" ] || die "--rdma: a cifs without SMB Direct is loaded and in use: unmount its mounts first"
-        unload cifs || die "--rdma: cannot unload the stock cifs"
-      fi
-      if [ ! -d /sys/module/cifs ]; then
-        load_module "$MODDIR/cifs.ko"
-        sed -i 's/^client_loaded=0$/client_loaded=1/' $CONF_DIR/state
-      fi
-    fi
+  fi
 
-    # the share's file system
-    mkdir -p $SHARE_DIR
-    mount -t tmpfs -o "size=${SIZE}m,mode=0777" $TMPFS_NAME $SHARE_DIR
+  # the share's file system
+  mkdir -p $SHARE_DIR
+  mount -t tmpfs -o "size=${SIZE}m,mode=0777" $TMPFS_NAME $SHARE_DIR
 
-    # configuration: explicit files, no /etc/ksmbd/ksmbd.conf
-    C=$CONF_DIR/ksmbd.conf P=$CONF_DIR/ksmbdpwd.db
-    printf '[global]\n\tserver string = nfsbench smb-target\n' > "$C"
-    [ $MULTICHANNEL = 1 ] && printf '\tserver multi channel support = yes\n' >> "$C"
-    "$T/ksmbd.addshare" -C "$C" -P "$P" -a -o "path = $SHARE_DIR" -o "read only = no" -o "browseable = yes" $SHARE >/dev/null 2>&1 ||
-      die "ksmbd.addshare failed: $("$T/ksmbd.addshare" -C "$C" -P "$P" -a -o "path = $SHARE_DIR" $SHARE 2>&1 | tail -n1)"
-    "$T/ksmbd.adduser" -C "$C" -P "$P" -a -p $USER_PASS $USER_NAME >/dev/null 2>&1 ||
-      die "ksmbd.adduser failed"
+  # configuration: explicit files, no /etc/ksmbd/ksmbd.conf
+  C=$CONF_DIR/ksmbd.conf P=$CONF_DIR/ksmbdpwd.db
+  printf '[global]\n\tserver string = nfsbench smb-target\n' > "$C"
+  [ $MULTICHANNEL = 1 ] && printf '\tserver multi channel support = yes\n' >> "$C"
+  "$T/ksmbd.addshare" -C "$C" -P "$P" -a -o "path = $SHARE_DIR" -o "read only = no" -o "browseable = yes" $SHARE >/dev/null 2>&1 ||
+    die "ksmbd.addshare failed: $("$T/ksmbd.addshare" -C "$C" -P "$P" -a -o "path = $SHARE_DIR" $SHARE 2>&1 | tail -n1)"
+  "$T/ksmbd.adduser" -C "$C" -P "$P" -a -p $USER_PASS $USER_NAME >/dev/null 2>&1 ||
+    die "ksmbd.adduser failed"
 
-    # ksmbd.mountd, not detached (so it logs to a file), in its own session
-    setsid "$T/ksmbd.mountd" -n -v -C "$C" -P "$P" > $CONF_DIR/mountd.log 2>&1 < /dev/null &
-    for i in $(seq 300); do   # seconds under TCG with a busy host
-      [ "$(ksmbd_state)" = running ] && [ -n "$(mountd_pid)" ] && break
-      sleep 0.1
-    done
-    [ "$(ksmbd_state)" = running ] || die "ksmbd did not start (state '$(ksmbd_state)'); $CONF_DIR/mountd.log: $(tail -n3 $CONF_DIR/mountd.log)"
-    for i in $(seq 50); do ss -Hltn 'sport = :445' | grep -q . && break; sleep 0.1; done
-    ss -Hltn 'sport = :445' | grep -q . || die "ksmbd is not listening on TCP 445"
-    if [ $RDMA = 1 ]; then
-      for i in $(seq 50); do rdma resource show cm_id 2>/dev/null | grep -q 'src-addr [^ ]*:445' && break; sleep 0.1; done
-      rdma resource show cm_id 2>/dev/null | grep -q 'src-addr [^ ]*:445' ||
-        die "ksmbd has no SMB Direct listener (RDMA CM port 445; see dmesg)"
-    fi
-    trap - EXIT
-    lines
-    ;;
-  down) down ;;
-  status) status ;;
-  *) usage ;;
-esac
+  # ksmbd.mountd, not detached (so it logs to a file), in its own session
+  setsid "$T/ksmbd.mountd" -n -v -C "$C" -P "$P" > $CONF_DIR/mountd.log 2>&1 < /dev/null &
+  for i in $(seq 300); do   # seconds under TCG with a busy host
+    [ "$(ksmbd_state)" = running ] && [ -n "$(mountd_pid)" ] && break
+    sleep 0.1
+  done
+  [ "$(ksmbd_state)" = running ] || die "ksmbd did not start (state '$(ksmbd_state)'); $CONF_DIR/mountd.log: $(tail -n3 $CONF_DIR/mountd.log)"
+  for i in $(seq 50); do ss -Hltn 'sport = :445' | grep -q . && break; sleep 0.1; done
+  ss -Hltn 'sport = :445' | grep -q . || die "ksmbd is not listening on TCP 445"
+  if [ $RDMA = 1 ]; then
+    for i in $(seq 50); do rdma resource show cm_id 2>/dev/null | grep -q 'src-addr [^ ]*:445' && break; sleep 0.1; done
+    rdma resource show cm_id 2>/dev/null | grep -q 'src-addr [^ ]*:445' ||
+      die "ksmbd has no SMB Direct listener (RDMA CM port 445; see dmesg)"
+  fi
+  trap - EXIT
+  lines
+}
+
+target_main "$@"

@@ -16,47 +16,34 @@ import json
 import os
 import sys
 
-from checklib import bad, check_distance, check_failed, load_report
+from checklib import bad, case_cells, check_reps, load_report, measured_cases, print_distance
 
 out, target_bytes, expect = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
 # What sysfs shows for each kind: the controller's transport file, or the iSCSI SCSI host's proc_name.
 PROOF = {"nvme-tcp": "= tcp", "nvme-rdma": "= rdma", "iscsi": "iscsi_tcp", "iser": "iser"}
 
 
+def proven(kind):
+    def check(f, k):
+        if PROOF[kind] not in k["proof"]:
+            bad("%s: the kernel's state does not prove %s: %r" % (f, kind, k["proof"]))
+    return check
+
 
 r, cases = load_report(out, expect)
-for e in expect:
-    name, kind, rest = (e.split(":", 2) + [""])[:3]
-    c = cases[name]
-    if kind == "failed":
-        check_failed(name, c, rest)
-        continue
-    if c.get("failed"):
-        bad("%s: failed: %s" % (name, c["failed"]))
+for name, kind, rest, c in measured_cases(cases, expect):
     if c.get("kind") != kind or c.get("engine") != "kernel":
         bad("%s: kind %r engine %r, expected %s on the kernel engine" % (name, c.get("kind"), c.get("engine"), kind))
     n = c.get("negotiation")
     if not n or not n["negotiated"]:
         bad("%s: no negotiation in the report" % name)
-    cells = [x for x in r["cells"] if x["case"] == name]
-    # Sweep points ("seq-read-1m@rtt=22.53ms") are cells of their own beside the workloads'.
-    base = [x for x in cells if "@" not in x["workload"]]
-    if len(base) != len(r["workloads"]):
-        bad("%s: %d cells for %d workloads" % (name, len(base), len(r["workloads"])))
+    cells = case_cells(r, name)
     for x in cells:
         d = (x.get("kernel") or {}).get("io")
         if not d or x["bandwidth_mbs"]["mean"] <= 0:
             bad("%s/%s: no device counters or no bandwidth: %s" % (name, x["workload"], x.get("kernel")))
         # Every repetition's own JSON: the proof, and the device moving what fio says it moved.
-        for f in x["files"]:
-            doc = json.load(open(os.path.join(out, f)))
-            k = doc["nfsbench"]["kernel"]
-            if PROOF[kind] not in k["proof"]:
-                bad("%s: the kernel's state does not prove %s: %r" % (f, kind, k["proof"]))
-            moved = k["window"]["io"]["bytes_read"] + k["window"]["io"]["bytes_written"]
-            io = sum(j[d_]["io_bytes"] for j in doc["jobs"] for d_ in ("read", "write"))
-            if moved < io:
-                bad("%s: the device moved %d bytes, fio says %d" % (f, moved, io))
+        check_reps(out, x, "the device", proven(kind))
     print("%s: %s; %s; %s" % (name, n["negotiated"], cells[0]["kernel"]["io"],
           ", ".join("%s %.0f MB/s" % (x["workload"], x["bandwidth_mbs"]["mean"]) for x in cells)))
 for f in ("report.html", "results.md", "results.csv", "reps.csv"):
@@ -72,5 +59,4 @@ if target_bytes >= 0:
     if target_bytes < measured:
         bad("the target's devices moved %d bytes, the report says %d were measured" % (target_bytes, measured))
     print("measured %d bytes; the target's devices moved %d (layout included)" % (measured, target_bytes))
-for name, rtt, zero, mean in check_distance(out):
-    print("%s: mean latency %.1f ms with %.1f ms on the path, %.1f ms without" % (name, mean, rtt, zero))
+print_distance(out)

@@ -1,5 +1,6 @@
-"""What the report checkers of the kernel-engine scenarios share: failing with a reason, and reading a
-`compare` report whose cases must be exactly those expected."""
+"""What the report checkers of the kernel-engine scenarios share: failing with a reason, reading a
+`compare` report whose cases must be exactly those expected, walking its measured cases, their cells and
+repetitions, and judging the distance sweep."""
 import json
 import os
 import sys
@@ -26,6 +27,49 @@ def check_failed(name, case, text):
     if not case.get("failed") or text not in case["failed"]:
         bad("%s: expected a failure with %r, got %r" % (name, text, case.get("failed")))
     print("%s: failed as expected: %s" % (name, case["failed"][-200:]))
+
+
+def measured_cases(cases, expect):
+    """The entries NAME:KIND:REST of EXPECT in turn: a NAME:failed:TEXT case is checked here
+    (check_failed); a measured case must not have failed, and is yielded as (name, kind, rest, case)."""
+    for e in expect:
+        name, kind, rest = (e.split(":", 2) + [""])[:3]
+        c = cases[name]
+        if kind == "failed":
+            check_failed(name, c, rest)
+            continue
+        if c.get("failed"):
+            bad("%s: failed: %s" % (name, c["failed"]))
+        yield name, kind, rest, c
+
+
+def case_cells(r, name):
+    """The cells of case NAME in report R; it must have one for every workload (sweep points, such as
+    "seq-read-1m@rtt=22.53ms", are cells of their own beside the workloads')."""
+    cells = [x for x in r["cells"] if x["case"] == name]
+    base = [x for x in cells if "@" not in x["workload"]]
+    if len(base) != len(r["workloads"]):
+        bad("%s: %d cells for %d workloads" % (name, len(base), len(r["workloads"])))
+    return cells
+
+
+def check_reps(out, cell, what, proven):
+    """Every repetition's own JSON of CELL: PROVEN(file, its nfsbench.kernel) judges the transport, and
+    the kernel's window (WHAT: the device, the share's counters) moved at least the bytes fio reports."""
+    for f in cell["files"]:
+        doc = json.load(open(os.path.join(out, f)))
+        k = doc["nfsbench"]["kernel"]
+        proven(f, k)
+        moved = k["window"]["io"]["bytes_read"] + k["window"]["io"]["bytes_written"]
+        io = sum(j[d]["io_bytes"] for j in doc["jobs"] for d in ("read", "write"))
+        if moved < io:
+            bad("%s: %s moved %d bytes, fio says %d" % (f, what, moved, io))
+
+
+def print_distance(out):
+    """check_distance, one line per case."""
+    for name, rtt, zero, mean in check_distance(out):
+        print("%s: mean latency %.1f ms with %.1f ms on the path, %.1f ms without" % (name, mean, rtt, zero))
 
 
 def check_distance(out):

@@ -12,12 +12,8 @@
 set -euo pipefail
 OUT=$1
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-export SCEN_DIR=$OUT
-. "$here/../lib/common.sh"
-[ -x "${NFSBENCH:-}" ] || fail "NFSBENCH=${NFSBENCH:-} is not an executable nfsbench binary"
-trap 'rc=$?; [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; dmesg > "$OUT/dmesg.txt" 2>/dev/null; exit $rc' EXIT
-
-. "$INTEROP_ROOT/lab/vm/guest/rxe.sh" || fail "Soft-RoCE setup (lab/vm/guest/rxe.sh) failed"
+# The prelude the compare scenarios share: common.sh, the EXIT trap stopping $SERVER_PID, Soft-RoCE.
+. "$here/compare-lib.sh"
 . "$INTEROP_ROOT/lab/vm/guest/knfsd.sh" || fail "knfsd setup (lab/vm/guest/knfsd.sh) failed"
 log "knfsd: ports $(tr '\n' ' ' < /proc/fs/nfsd/portlist); rxe0 at $RXE_IP"
 

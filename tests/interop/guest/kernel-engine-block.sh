@@ -18,16 +18,13 @@
 set -euo pipefail
 OUT=$1
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-export SCEN_DIR=$OUT
-. "$here/../lib/common.sh"
-[ -x "${NFSBENCH:-}" ] || fail "NFSBENCH=${NFSBENCH:-} is not an executable nfsbench binary"
-TARGET_SH=$INTEROP_ROOT/lab/targets/block-target.sh
-trap 'rc=$?; "$TARGET_SH" down >/dev/null 2>&1 || true; dmesg > "$OUT/dmesg.txt" 2>/dev/null; exit $rc' EXIT
-
 # Two rxe devices on a veth pair: the path to $RXE_IP leaves by nfsb1, where the plan's distance sweep
 # puts its delay (a path through lo could not be delayed).
 export RXE_PAIR=1
-. "$INTEROP_ROOT/lab/vm/guest/rxe.sh" || fail "Soft-RoCE setup (lab/vm/guest/rxe.sh) failed"
+# The prelude (common.sh, the EXIT trap taking $TARGET_SH down, Soft-RoCE) and compare_plan & co.
+. "$here/compare-lib.sh"
+TARGET_SH=$INTEROP_ROOT/lab/targets/block-target.sh
+PLAN_ARGS=(--target "$RXE_IP" --quick --reps 1 --size 8m) PLAN_TIMEOUT=500 REPORT_CHECKER=block_check.py
 step "the RAM-disk target: NVMe-oF (tcp, rdma) and LIO iSCSI (tcp, iSER) on $RXE_IP"
 must 120 "block-target.sh up" "$TARGET_SH" up --ip "$RXE_IP" --size 256 --rdma > "$OUT/target.txt"
 cat "$OUT/target.txt"
@@ -45,31 +42,13 @@ target_bytes() {
   echo $total
 }
 
-nothing_attached() {
+# nothing_left WHAT: after a plan, nothing attached and no delay left on the path.
+nothing_left() {
   local what=$1
   [ -z "$(ls /sys/class/nvme 2>/dev/null)" ] || fail "$what: an NVMe controller is left: $(ls /sys/class/nvme)"
   [ -z "$(ls /sys/class/iscsi_session 2>/dev/null)" ] || fail "$what: an iSCSI session is left: $(iscsiadm -m session 2>&1)"
   ! iscsiadm -m node >/dev/null 2>&1 || fail "$what: an iSCSI node record is left: $(iscsiadm -m node 2>&1)"
   ! tc qdisc show dev nfsb1 | grep -q '4e42:' || fail "$what: the path delay is left on nfsb1: $(tc qdisc show dev nfsb1)"
-}
-
-# compare_plan NAME EXPECTED_STATUS COMPARE_ARGS...
-compare_plan() {
-  local name=$1 want=$2; shift 2
-  step "nfsbench compare: $name"
-  local rc=0
-  tmo 500 "$NFSBENCH" compare --target "$RXE_IP" --quick --reps 1 --size 8m --out "$OUT/$name" "$@" \
-    > "$OUT/$name.out" 2> "$OUT/$name.err" || rc=$?
-  cat "$OUT/$name.out"
-  tail -n 5 "$OUT/$name.err"
-  [ "$rc" = "$want" ] || fail "$name: nfsbench compare exited with status $rc, expected $want: $(tail -n 1 "$OUT/$name.err")"
-  nothing_attached "$name"
-}
-
-check_report() {
-  python3 "$here/block_check.py" "$OUT/$1" "$2" "$3" > "$OUT/$1.check" 2>&1 || {
-    cat "$OUT/$1.check"; fail "$1: $(tail -n 1 "$OUT/$1.check")"; }
-  cat "$OUT/$1.check"
 }
 
 B0=$(target_bytes)
@@ -78,10 +57,7 @@ B1=$(target_bytes)
 check_report block $((B1 - B0)) 'iscsi:iscsi iser:iser nvme-tcp:nvme-tcp nvme-rdma:nvme-rdma'
 summary "plans/block.toml: iSCSI, iSER, NVMe/TCP and NVMe/RDMA measured, transports proven from sysfs, device bytes matching fio's and the target's, each delayed by its distance sweep"
 
-cat > "$OUT/verify.toml" <<EOF
-title = "write and verify on every block transport, a flagged option, two refused targets"
-baseline = "iscsi"
-wire = false
+verify_plan "write and verify on every block transport, a flagged option, two refused targets" iscsi <<'EOF'
 [[case]]
 name = "iscsi"
 kind = "iscsi"
@@ -106,19 +82,11 @@ name = "iscsi-unknown"
 kind = "iscsi"
 iqn = "iqn.2026-11.io.nfsbench:nosuch"
 options = "login_retries=1,login_timeout=5"
-[[workload]]
-name = "write-verify"
-rw = "randwrite"
-bs = "16k"
-iodepth = 8
-numjobs = 1
-size = "8m"
-fio = { verify = "crc32c", do_verify = 1 }
 EOF
 B1=$(target_bytes)
 compare_plan verify 1 "$OUT/verify.toml"
 B2=$(target_bytes)
-grep -q "2 case(s) failed" "$OUT/verify.err" || fail "verify: compare did not say which cases failed: $(tail -n 1 "$OUT/verify.err")"
+failed_cases verify 2
 check_report verify $((B2 - B1)) \
   'iscsi:iscsi iser:iser nvme-tcp:nvme-tcp nvme-rdma:nvme-rdma nvme-unknown:failed:nvme-fabrics iscsi-unknown:failed:iscsiadm'
 python3 - "$OUT/verify/report.json" <<'EOF' || fail "verify: asked vs negotiated: $(tail -n 1 "$OUT/verify.negotiation")"
@@ -133,18 +101,10 @@ EOF
 summary "write+verify clean on all four transports; nr_io_queues=8 flagged on 2 CPUs; unknown NQN and IQN failed, the rest measured"
 
 step "SIGINT in the middle of an NVMe/RDMA cell"
-"$NFSBENCH" compare --target "$RXE_IP" "$INTEROP_ROOT/plans/block.toml" --cases nvme-rdma --workloads seq-read-1m \
-  --reps 1 --size 8m --runtime 60s --ramp-time 0s --out "$OUT/interrupted" \
-  > "$OUT/interrupted.out" 2> "$OUT/interrupted.err" &
-CPID=$!
-wait_for 120 "a measured cell on an attached controller" \
-  bash -c '[ -n "$(ls /sys/class/nvme 2>/dev/null)" ] && ls '"$OUT"'/interrupted/cells/*--1.err' \
-  || { kill -9 $CPID; fail "no measured cell started: $(tail -n 3 "$OUT/interrupted.err")"; }
-sleep 2
-interrupt_compare $CPID "$OUT/interrupted.err"
-nothing_attached "after SIGINT"
-rc=$INTERRUPT_RC
-summary "SIGINT mid-cell: compare exited $rc, nothing left attached"
+interrupt_mid_cell "a measured cell on an attached controller" \
+  '[ -n "$(ls /sys/class/nvme 2>/dev/null)" ] && ls '"$OUT"'/interrupted/cells/*--1.err' "nothing left attached" \
+  --target "$RXE_IP" "$INTEROP_ROOT/plans/block.toml" --cases nvme-rdma --workloads seq-read-1m \
+  --reps 1 --size 8m --runtime 60s --ramp-time 0s
 
 step "bad input: an unknown case kind is named"
 printf '[[case]]\nname = "x"\nkind = "fcoe"\n' > "$OUT/bad.toml"

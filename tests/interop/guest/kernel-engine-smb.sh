@@ -15,20 +15,18 @@
 set -euo pipefail
 OUT=$1
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-export SCEN_DIR=$OUT
-. "$here/../lib/common.sh"
-[ -x "${NFSBENCH:-}" ] || fail "NFSBENCH=${NFSBENCH:-} is not an executable nfsbench binary"
+# The prelude (common.sh, the EXIT trap taking $TARGET_SH down, Soft-RoCE) and compare_plan & co.
+. "$here/compare-lib.sh"
 TARGET_SH=$INTEROP_ROOT/lab/targets/smb-target.sh
-trap 'rc=$?; "$TARGET_SH" down >/dev/null 2>&1 || true; dmesg > "$OUT/dmesg.txt" 2>/dev/null; exit $rc' EXIT
-
-. "$INTEROP_ROOT/lab/vm/guest/rxe.sh" || fail "Soft-RoCE setup (lab/vm/guest/rxe.sh) failed"
+PLAN_ARGS=(--target "$RXE_IP" --quick --reps 1) PLAN_TIMEOUT=500 REPORT_CHECKER=smb_check.py
 step "ksmbd on a RAM share, TCP and SMB Direct on $RXE_IP"
 must 120 "smb-target.sh up" "$TARGET_SH" up --ip "$RXE_IP" --rdma --multichannel --size 256 > "$OUT/target.txt"
 cat "$OUT/target.txt"
 # mount.cifs takes the credentials from the environment: none in a plan, a command line or a report.
 export USER=nfsbench PASSWD=nfsbench
 
-no_mount_left() {
+# nothing_left WHAT: no cifs mount, session or mount point left after a plan.
+nothing_left() {
   local what=$1 deadline=$((SECONDS + 30))
   until ! grep -q ' cifs ' /proc/mounts && ! grep -q '\\bench' /proc/fs/cifs/DebugData 2>/dev/null; do
     [ $SECONDS -lt $deadline ] || fail "$what: a cifs mount or session is left 30 s after the run: $(grep cifs /proc/mounts)"
@@ -36,25 +34,8 @@ no_mount_left() {
   done
   ! ls -d /tmp/nfsbench-mnt-* 2>/dev/null || fail "$what: a mount point directory was left in /tmp"
 }
+cell_is_private() { ! grep -q ' cifs ' /proc/mounts || fail "the kernel engine's cifs mount is visible outside its private namespace"; }
 rdma_packets() { cat /sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts; }
-
-compare_plan() {
-  local name=$1 want=$2; shift 2
-  step "nfsbench compare: $name"
-  local rc=0
-  tmo 500 "$NFSBENCH" compare --target "$RXE_IP" --quick --reps 1 --out "$OUT/$name" "$@" \
-    > "$OUT/$name.out" 2> "$OUT/$name.err" || rc=$?
-  cat "$OUT/$name.out"
-  tail -n 5 "$OUT/$name.err"
-  [ "$rc" = "$want" ] || fail "$name: nfsbench compare exited with status $rc, expected $want: $(tail -n 1 "$OUT/$name.err")"
-  no_mount_left "$name"
-}
-
-check_report() {
-  python3 "$here/smb_check.py" "$OUT/$1" "$2" > "$OUT/$1.check" 2>&1 || {
-    cat "$OUT/$1.check"; fail "$1: $(tail -n 1 "$OUT/$1.check")"; }
-  cat "$OUT/$1.check"
-}
 
 # The shipped plan with 2 MiB files instead of 64 MiB (16 jobs' files fit the guest's 256 MiB share) and
 # without its distance sweep: the path to $RXE_IP here goes through lo, which carries no delay (the
@@ -77,10 +58,7 @@ P2=$(rdma_packets)
 [ $((P2 - P1)) -gt 1000 ] || fail "SMB Direct moved only $((P2 - P1)) packets on rxe0"
 summary "rxe0 sent $((P1 - P0)) packets for SMB over TCP, $((P2 - P1)) for SMB Direct"
 
-cat > "$OUT/verify.toml" <<EOF
-title = "write and verify over SMB3 and SMB Direct, a missing share, an option 6.1 does not have"
-baseline = "smb"
-wire = false
+verify_plan "write and verify over SMB3 and SMB Direct, a missing share, an option 6.1 does not have" smb <<'EOF'
 [[case]]
 name = "smb"
 kind = "smb"
@@ -98,34 +76,16 @@ options = "vers=3.1.1"
 name = "nconnect"
 kind = "smb"
 options = "vers=3.1.1,nconnect=2"
-[[workload]]
-name = "write-verify"
-rw = "randwrite"
-bs = "16k"
-iodepth = 8
-numjobs = 1
-size = "8m"
-fio = { verify = "crc32c", do_verify = 1 }
 EOF
 compare_plan verify 1 "$OUT/verify.toml"
-grep -q "2 case(s) failed" "$OUT/verify.err" || fail "verify: compare did not say which cases failed: $(tail -n 1 "$OUT/verify.err")"
+failed_cases verify 2
 check_report verify 'smb:tcp:1 smb-direct:rdma:1 no-share:failed:BAD_NETWORK_NAME nconnect:failed:Unknown'
 summary "write+verify clean over SMB3 and SMB Direct; a missing share and nconnect failed with mount.cifs's and the kernel's words, the rest measured"
 
 step "SIGINT in the middle of an SMB Direct cell"
-"$NFSBENCH" compare --target "$RXE_IP" "$OUT/smb-direct.toml" --cases smb-direct \
-  --reps 1 --runtime 60s --ramp-time 0s --out "$OUT/interrupted" \
-  > "$OUT/interrupted.out" 2> "$OUT/interrupted.err" &
-CPID=$!
-wait_for 120 "a measured cell on a cifs mount" \
-  bash -c 'grep -q " cifs " /proc/*/mounts 2>/dev/null && ls '"$OUT"'/interrupted/cells/*--1.err' \
-  || { kill -9 $CPID; fail "no measured cell started: $(tail -n 3 "$OUT/interrupted.err")"; }
-! grep -q ' cifs ' /proc/mounts || fail "the kernel engine's cifs mount is visible outside its private namespace"
-sleep 2
-interrupt_compare $CPID "$OUT/interrupted.err"
-no_mount_left "after SIGINT"
-rc=$INTERRUPT_RC
-summary "SIGINT mid-cell: compare exited $rc, no cifs mount or session left"
+interrupt_mid_cell "a measured cell on a cifs mount" \
+  'grep -q " cifs " /proc/*/mounts 2>/dev/null && ls '"$OUT"'/interrupted/cells/*--1.err' "no cifs mount or session left" \
+  --target "$RXE_IP" "$OUT/smb-direct.toml" --cases smb-direct --reps 1 --runtime 60s --ramp-time 0s
 
 step "the share comes down clean"
 "$TARGET_SH" down

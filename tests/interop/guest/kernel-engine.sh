@@ -22,18 +22,15 @@
 set -euo pipefail
 OUT=$1 MODE=$2
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-export SCEN_DIR=$OUT
-. "$here/../lib/common.sh"
-[ -x "${NFSBENCH:-}" ] || fail "NFSBENCH=${NFSBENCH:-} is not an executable nfsbench binary"
-trap 'rc=$?; [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; dmesg > "$OUT/dmesg.txt" 2>/dev/null; exit $rc' EXIT
-
-. "$INTEROP_ROOT/lab/vm/guest/rxe.sh" || fail "Soft-RoCE setup (lab/vm/guest/rxe.sh) failed"
+# The prelude (common.sh, the EXIT trap stopping $SERVER_PID, Soft-RoCE) and compare_plan & co.
+. "$here/compare-lib.sh"
 WORKLOADS=seq-read-1m,rand-write-4k
-COMMON=(--quick --reps 1 --size 8m --no-wire)
+PLAN_ARGS=(--engine kernel --quick --reps 1 --size 8m --no-wire) PLAN_TIMEOUT=400 PLAN_TITLE="nfsbench compare --engine kernel"
+REPORT_CHECKER=kernel_engine_check.py   # check_report NAME SERVER_BYTES EXPECTATIONS
 
 # No NFS superblock anywhere in the guest: every mount of the run is gone.
 volumes() { tail -n +2 /proc/fs/nfsfs/volumes 2>/dev/null | grep -c . || true; }
-no_mount_left() {
+nothing_left() {
   local what=$1 deadline=$((SECONDS + 30))
   until [ "$(volumes)" = 0 ]; do
     [ $SECONDS -lt $deadline ] || { cat /proc/fs/nfsfs/volumes; fail "$what: NFS volumes left 30 s after the run"; }
@@ -42,27 +39,7 @@ no_mount_left() {
   ! grep -q ' nfs4\? ' /proc/mounts || fail "$what: an NFS mount is visible in the host's namespace: $(grep ' nfs' /proc/mounts)"
   ! ls -d /tmp/nfsbench-mnt-* 2>/dev/null || fail "$what: a mount point directory was left in /tmp"
 }
-
-# compare_plan NAME EXPECTED_STATUS COMPARE_ARGS...: run it, keep its output, check the status.
-compare_plan() {
-  local name=$1 want=$2; shift 2
-  step "nfsbench compare --engine kernel: $name"
-  local rc=0
-  tmo 400 "$NFSBENCH" compare --engine kernel "${COMMON[@]}" --workloads "${PLAN_WORKLOADS:-$WORKLOADS}" \
-    --out "$OUT/$name" "$@" \
-    > "$OUT/$name.out" 2> "$OUT/$name.err" || rc=$?
-  cat "$OUT/$name.out"
-  tail -n 5 "$OUT/$name.err"
-  [ "$rc" = "$want" ] || fail "$name: nfsbench compare exited with status $rc, expected $want: $(tail -n 1 "$OUT/$name.err")"
-  no_mount_left "$name"
-}
-
-# check_report NAME SERVER_BYTES EXPECTATIONS: the report's cases, negotiations and counters (python).
-check_report() {
-  python3 "$here/kernel_engine_check.py" "$OUT/$1" "$2" "$3" > "$OUT/$1.check" 2>&1 || {
-    cat "$OUT/$1.check"; fail "$1: $(tail -n 1 "$OUT/$1.check")"; }
-  cat "$OUT/$1.check"
-}
+cell_is_private() { ! grep -q ' nfs ' /proc/mounts || fail "the kernel engine's mount is visible outside its private namespace"; }
 
 if [ "$MODE" = knfsd ]; then
   . "$INTEROP_ROOT/lab/vm/guest/knfsd.sh" || fail "knfsd setup (lab/vm/guest/knfsd.sh) failed"
@@ -74,7 +51,7 @@ if [ "$MODE" = knfsd ]; then
     --case v3-tcp-nconnect4=vers=3,proto=tcp,nconnect=4,nolock \
     --case v3-tcp-rsize4m=vers=3,proto=tcp,rsize=4194304,nolock \
     --case refused=vers=3,proto=tcp,nolock,sec=krb5
-  grep -q "1 case(s) failed" "$OUT/v3.err" || fail "v3: compare did not say which case failed: $(tail -n 1 "$OUT/v3.err")"
+  failed_cases v3 1
   IO1=$(io)
   check_report v3 $((IO1 - IO0)) 'v3-tcp:tcp:1 v3-rdma:rdma:1 v3-tcp-nconnect4:tcp:4 v3-tcp-rsize4m:tcp:1:rsize refused:failed:denied'
 
@@ -92,20 +69,12 @@ if [ "$MODE" = knfsd ]; then
   grep -q "2 clients" "$OUT/clients.out" || fail "clients: the report does not say 2 clients"
 
   step "SIGINT in the middle of a cell"
-  "$NFSBENCH" compare --engine kernel --target "$RXE_IP:$NFSD_EXPORT" --case tcp=vers=3,proto=tcp,nolock \
-    --workloads seq-read-1m --reps 1 --size 8m --no-wire --runtime 60s --ramp-time 0s \
-    --out "$OUT/interrupted" > "$OUT/interrupted.out" 2> "$OUT/interrupted.err" &
-  CPID=$!
   # The measured cell runs when its mount exists and the layout is done (the cell's JSON is pending).
-  wait_for 120 "a measured cell on a kernel mount" \
-    bash -c '[ "$(tail -n +2 /proc/fs/nfsfs/volumes | grep -c .)" -ge 1 ] && ls '"$OUT"'/interrupted/cells/*.err' \
-    || { kill -9 $CPID; fail "no measured cell started: $(tail -n 3 "$OUT/interrupted.err")"; }
-  ! grep -q ' nfs ' /proc/mounts || fail "the kernel engine's mount is visible outside its private namespace"
-  sleep 2
-  interrupt_compare $CPID "$OUT/interrupted.err"
-  no_mount_left "after SIGINT"
-  rc=$INTERRUPT_RC
-  summary "SIGINT mid-cell: compare exited $rc, no NFS volume, mount point or child left"
+  interrupt_mid_cell "a measured cell on a kernel mount" \
+    '[ "$(tail -n +2 /proc/fs/nfsfs/volumes | grep -c .)" -ge 1 ] && ls '"$OUT"'/interrupted/cells/*.err' \
+    "no NFS volume, mount point or child left" \
+    --engine kernel --target "$RXE_IP:$NFSD_EXPORT" --case tcp=vers=3,proto=tcp,nolock \
+    --workloads seq-read-1m --reps 1 --size 8m --no-wire --runtime 60s --ramp-time 0s
 
   step "without root: exit status 2 naming root"
   rc=0

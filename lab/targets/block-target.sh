@@ -12,9 +12,10 @@
 #           default 256: their pages are taken as they are written, freed by `down`);
 #           nvmet subsystem nqn.2026-11.io.nfsbench:ram0, any host allowed, namespace 1 on the
 #           first device, a TCP port on ADDR:4420 and, with --rdma, a second port (its own nvmet
-#           port entry) RDMA ADDR:4420;
+#           port entry) RDMA ADDR:4420 (4421 on iWARP, see below);
 #           LIO iSCSI target iqn.2026-11.io.nfsbench:ram0, TPG 1, LUN 0 on the second device
-#           (iblock), portal ADDR:3260 for TCP and, with --rdma, iSER on that same portal; no
+#           (iblock), portal ADDR:3260 for TCP and, with --rdma, iSER on that same portal (not on
+#           iWARP); no
 #           authentication, demo mode (any initiator may log in, no ACLs), writable.
 #         It prints, one line each on stdout, the URL the client side takes and the /sys/block
 #         directory whose `stat` counts the target device's I/O:
@@ -39,6 +40,9 @@
 # ADDR:3260 [-I iser]` and `iscsiadm -m node -T IQN -p ADDR:3260 [-I iser] --login`.
 #
 # Facts this script encodes (found on Debian 12's 6.1 kernel in lab/vm):
+#  - iWARP (Soft-iWARP: siw.ko, which Debian does not build) listens in TCP's own port space: nvmet's
+#    RDMA port on the TCP port's ADDR:4420 fails (-98), on 4421 it serves; a LIO portal always holds
+#    its ADDR:PORT for iSCSI/TCP, so isert cannot listen there (-98) and iSER is left out on iWARP.
 #  - null_blk is loaded with nr_devices=0 so that only configfs devices exist. A configfs device
 #    (/sys/kernel/config/nullb/NAME: size in MiB, memory_backed=1, then power=1) is named after NAME
 #    on Debian's 6.1 (/dev/nfsbench_nvme, /dev/nfsbench_iscsi; the kernel logs "null_blk: disk NAME
@@ -65,6 +69,8 @@ set -euo pipefail
 NQN=nqn.2026-11.io.nfsbench:ram0
 IQN=iqn.2026-11.io.nfsbench:ram0
 NVME_PORT=4420
+NVME_RDMA_PORT=$NVME_PORT        # the same number in RDMA CM's port space, but on iWARP (see up)
+ISER=1
 ISCSI_PORT=3260
 # Names of what we make in configfs, so that `down` finds it without any state file.
 NULLB_NVME=nfsbench_nvme        # /sys/kernel/config/nullb/...
@@ -122,16 +128,28 @@ nullb_down() {
   rmdir "$d"
 }
 
-# nvmet_port ID TRTYPE ADDR: a port entry with our subsystem linked (the link starts the listener).
+# nvmet_port ID TRTYPE ADDR PORT: a port entry with our subsystem linked (the link starts the listener).
 nvmet_port() {
   local p=$NV/ports/$1
   mkdir "$p"
   put ipv4 "$p/addr_adrfam"
   put "$2" "$p/addr_trtype"
   put "$3" "$p/addr_traddr"
-  put $NVME_PORT "$p/addr_trsvcid"
+  put "$4" "$p/addr_trsvcid"
   ln -s "$NV/subsystems/$NQN" "$p/subsystems/$NQN" 2>/dev/null ||
-    die "nvmet cannot listen on $2 $3:$NVME_PORT (address not local? RDMA device on it? see dmesg)"
+    die "nvmet cannot listen on $2 $3:$4 (address not local? RDMA device on it? see dmesg)"
+}
+
+# iwarp_on ADDR: true when the RDMA device on ADDR's network device is iWARP (node type 4, RNIC).
+iwarp_on() {
+  local netdev d
+  netdev=$(ip -o -4 addr show to "$1" | awk '{print $2; exit}')
+  for d in /sys/class/infiniband/*; do
+    [ -e "$d" ] || continue
+    rdma link show "${d##*/}/1" 2>/dev/null | grep -qw "netdev $netdev" || continue
+    [[ $(cat "$d/node_type") == 4:* ]] && return 0
+  done
+  return 1
 }
 
 nvmet_up() {  # nvmet_up DEV ADDR RDMA
@@ -144,8 +162,8 @@ nvmet_up() {  # nvmet_up DEV ADDR RDMA
   mkdir "$s/namespaces/1"
   put "/dev/$1" "$s/namespaces/1/device_path"
   put 1 "$s/namespaces/1/enable"
-  nvmet_port $NVMET_PORT_TCP tcp "$2"
-  [ "$3" = 1 ] && nvmet_port $NVMET_PORT_RDMA rdma "$2"
+  nvmet_port $NVMET_PORT_TCP tcp "$2" $NVME_PORT
+  [ "$3" = 1 ] && nvmet_port $NVMET_PORT_RDMA rdma "$2" "$NVME_RDMA_PORT"
   return 0
 }
 
@@ -183,8 +201,14 @@ lio_up() {  # lio_up DEV ADDR RDMA
   np=$t/np/$2:$ISCSI_PORT
   mkdir "$np" 2>/dev/null || die "LIO cannot listen on $2:$ISCSI_PORT (address not local? port taken?)"
   if [ "$3" = 1 ]; then
-    echo 1 > "$np/iser" 2>/dev/null ||
-      die "LIO cannot add iSER on $2:$ISCSI_PORT (no RDMA device on that address? see dmesg)"
+    # iWARP listens in TCP's port space, and a LIO portal always holds its address and port for
+    # iSCSI/TCP: the iSER listener cannot bind ("isert_setup_id: rdma_listen() failed: -98").
+    if [ "$ISER" = 0 ]; then
+      say "no iSER: the RDMA device on $2 is iWARP, whose listener would need the portal's own TCP port"
+    else
+      echo 1 > "$np/iser" 2>/dev/null ||
+        die "LIO cannot add iSER on $2:$ISCSI_PORT (no RDMA device on that address? see dmesg)"
+    fi
   fi
   put 0 "$t/attrib/authentication"
   put 1 "$t/attrib/generate_node_acls"
@@ -264,6 +288,11 @@ up() {
   if [ $RDMA = 1 ]; then
     rdma_not_on_lo
     ls /sys/class/infiniband/* >/dev/null 2>&1 || die "--rdma: no RDMA device (Soft-RoCE: rdma link add rxe0 type rxe netdev DEV)"
+    # iWARP (Soft-iWARP, siw) shares TCP's port space: nvmet-tcp holds 4420, so RDMA takes the next.
+    if iwarp_on "$IP"; then
+      NVME_RDMA_PORT=$((NVME_PORT + 1)) ISER=0
+      say "iWARP on $IP: NVMe/RDMA on port $NVME_RDMA_PORT"
+    fi
   fi
   mount_configfs
   down

@@ -119,7 +119,7 @@ impl Beside {
     }
 }
 
-/// [`beside`], judged (and measured once more if the first judgement fails).
+/// [`beside`], judged (and measured again if a judgement fails, as [`judged`] says).
 fn judged_beside(server: &Server, attack: Attack, case: &str) -> Beside {
     judged(case, || {
         let run = beside(server, attack);

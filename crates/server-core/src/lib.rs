@@ -25,7 +25,7 @@
 //!   shutdown grace defaults from here and keeps its own RPC-over-RDMA settings (credits, inline size,
 //!   chunk sizes).
 //! - **Refused calls** ([`RefusalThrottle`]): the rule both front ends apply to a connection whose calls
-//!   keep being refused — past 1,000 in a second, one turn per 50 ms.
+//!   keep being refused — past 250 in a second, one turn per 50 ms.
 //!
 //! Nothing here does I/O: no sockets, no queue pairs, no runtime.
 

@@ -569,7 +569,7 @@ impl<H: RecordHandler> Connection<H> {
     }
 
     /// A peer whose calls keep being refused waits before its next turn, its sends stalled in TCP flow
-    /// control meanwhile ([`RefusalThrottle`]: past 1,000 in a second, one turn per 50 ms).
+    /// control meanwhile ([`RefusalThrottle`]: past 250 in a second, one turn per 50 ms).
     async fn throttle_refusals(&mut self) {
         let Some(pause) = self.refusals.pause(std::time::Instant::now) else { return };
         self.stats.refusal_throttles.fetch_add(1, Relaxed);

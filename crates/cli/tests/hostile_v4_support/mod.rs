@@ -253,8 +253,8 @@ impl Loaded {
     }
 }
 
-/// [`beside`] after the suite's ramp, judged (and measured once more if the first judgement fails, as
-/// the suite does).
+/// [`beside`] after the suite's ramp, judged (and measured again if a judgement fails, as the suite
+/// does).
 pub fn judged_beside(server: &Server, good_v4: &mut GoodV4, attacks: &[Paced], case: &str) -> Beside {
     crate::hostile_support::judged(case, || {
         let run = beside(server, good_v4, attacks, ATTACK_RAMP);
@@ -263,8 +263,8 @@ pub fn judged_beside(server: &Server, good_v4: &mut GoodV4, attacks: &[Paced], c
     })
 }
 
-/// [`beside_control`] after the suite's ramp, judged (and measured once more, control and attack, if the
-/// first judgement fails).
+/// [`beside_control`] after the suite's ramp, judged (and measured again, control and attack, if a
+/// judgement fails).
 pub fn judged_beside_control(
     server: &Server,
     good_v4: &mut GoodV4,

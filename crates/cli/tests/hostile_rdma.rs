@@ -112,7 +112,7 @@ fn soft_rdma_peers_holding_busy_counters_neither_slow_a_good_client_nor_keep_the
             (attacked, mount, rdma_getattr, report)
         });
         let verdict = judge(case, undisturbed, attacked, &mount, &format!("attack {report:?}"));
-        ((rdma_getattr, report), verdict)
+        ((rdma_getattr, report), vec![verdict])
     });
     assert!(matches!(rdma_getattr, Ok(NfsStat3::Ok)), "an honest RDMA client during the attack: {rdma_getattr:?}");
     // Every peer but those cut short by the stop was dropped by the server.

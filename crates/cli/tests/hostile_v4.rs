@@ -6,8 +6,9 @@
 //! - checks the answers to each misuse one by one: the right `nfsstat4` at the right operation index, or
 //!   GARBAGE_ARGS, or the connection dropped (`hostile::v4::checks`);
 //! - runs the flood or storm beside the good clients, which must keep 0.8× their IOPS and their p99
-//!   within 3× of their undisturbed figures (measured up to three times before a failure counts; the slot
-//!   hammer's against their figures beside the same hammer from one connection, see its case), while
+//!   within 3× of their undisturbed figures (a good client failing is measured again, up to three
+//!   attempts, before it fails the case; the slot hammer and the lock storms against their figures
+//!   beside a control load, see those cases), while
 //!   new clients still mount over v3 and over v4.1; every answer the attack got must be right;
 //! - bounds the server's resident memory (sampled every 100 ms) by what its caps allow.
 //!

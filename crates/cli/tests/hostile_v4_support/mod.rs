@@ -121,8 +121,9 @@ pub struct Beside {
 }
 
 impl Beside {
-    /// The suite's judgement of both good clients (and of new clients mounting, over v3 and v4.1).
-    pub fn judge(&self, case: &str) -> Result<(), String> {
+    /// The suite's judgement of each good client (v3, then v4.1), with new clients mounting over its
+    /// version.
+    pub fn judge(&self, case: &str) -> Vec<Result<(), String>> {
         let what = format!(
             "server RSS {} → {} MiB; {}",
             self.rss_before >> 20,
@@ -131,11 +132,12 @@ impl Beside {
         );
         // The reference figures are "undisturbed" in what is printed, or beside the control load.
         let against = if self.control.is_empty() { "" } else { ", reference beside the control load" };
-        judge(&format!("{case} (v3{against})"), self.undisturbed.v3, self.attacked.v3, &self.mount_v3, &what)?;
+        let v3 = judge(&format!("{case} (v3{against})"), self.undisturbed.v3, self.attacked.v3, &self.mount_v3, &what);
         // The v4.1 good client is judged by the same rule and bounds as the v3 one.
         let v4 = |f: Figures| Good { iops: f.iops, p99_us: f.p99_us };
         let (u, a) = (v4(self.undisturbed.v4), v4(self.attacked.v4));
-        judge(&format!("{case} (v4.1{against})"), u, a, &self.mount_v4, "the NFSv4.1 good client and mount")
+        let v41 = judge(&format!("{case} (v4.1{against})"), u, a, &self.mount_v4, "the NFSv4.1 good client and mount");
+        vec![v3, v41]
     }
 
     /// The report of the attack named `name`.

@@ -74,7 +74,10 @@ fn a_flood_of_malformed_compounds_starves_no_one() {
     let run =
         judged_beside(&server, &mut good, &[(V4Attack::BadCompounds { connections: 1 }, busy(2))], "v4-bad-compounds");
     assert_answers_right(&run);
-    assert!(run.report("v4-bad-compounds").answers > 10_000, "the flood was no flood");
+    // Every one is refused, so the throttle holds each connection to 250 a second and then a turn per
+    // 50 ms: 9,579 answers in one run's ramp and windows (28,141 in 10 s at the earlier allowance of 1,000).
+    let answers = run.report("v4-bad-compounds").answers;
+    assert!(answers > 5_000, "the flood was no flood: {answers} answers");
     assert_rss_within(&run, 0, "malformed COMPOUNDs hold nothing");
     assert!(server.alive());
 }

@@ -140,17 +140,6 @@ nvmet_port() {
     die "nvmet cannot listen on $2 $3:$4 (address not local? RDMA device on it? see dmesg)"
 }
 
-# iwarp_on ADDR: true when the RDMA device on ADDR's network device is iWARP (node type 4, RNIC).
-iwarp_on() {
-  local netdev d
-  netdev=$(ip -o -4 addr show to "$1" | awk '{print $2; exit}')
-  for d in /sys/class/infiniband/*; do
-    [ -e "$d" ] || continue
-    rdma link show "${d##*/}/1" 2>/dev/null | grep -qw "netdev $netdev" || continue
-    [[ $(cat "$d/node_type") == 4:* ]] && return 0
-  done
-  return 1
-}
 
 nvmet_up() {  # nvmet_up DEV ADDR RDMA
   local s=$NV/subsystems/$NQN

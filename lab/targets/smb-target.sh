@@ -17,7 +17,7 @@
 #           every address. ksmbd is the ksmbd.ko of lab/vm/smbdirect-modules.sh (built with SMB Direct
 #           and a fix, see below) whenever the module directory is found, else the stock module.
 #           With --rdma (module directory required) ksmbd also listens for SMB Direct (RDMA CM port 445
-#           on RoCE/IB devices; checked), and the cifs.ko built with SMB Direct is loaded as the client
+#           on RoCE/IB devices, 5445 on iWARP; checked), and the cifs.ko built with SMB Direct is loaded as the client
 #           (unless a cifs with SMB Direct is loaded already) so that `mount -t cifs -o rdma` works here.
 #         It prints, one line each on stdout, what `mount -t cifs SOURCE DIR -o OPTIONS` takes:
 #           //ADDR/bench vers=3.1.1,username=nfsbench,password=nfsbench
@@ -181,7 +181,7 @@ status() {
     echo "ksmbd.mountd: pid $(mountd_pid), config $CONF_DIR, log $CONF_DIR/mountd.log"
     echo "TCP: $(ss -Hltn 'sport = :445' | awk '{print $4}' | tr '\n' ' ')"
     echo "TCP clients: $(ss -Htn state established '( sport = :445 )' | awk '{print $4}' | tr '\n' ' ')"
-    command -v rdma >/dev/null && echo "RDMA CM: $(rdma resource show cm_id 2>/dev/null | grep -c 'src-addr [^ ]*:445') cm_id(s) on port 445"
+    command -v rdma >/dev/null && echo "RDMA CM: $(rdma resource show cm_id 2>/dev/null | grep -cE 'src-addr [^ ]*:5?445( |$)') cm_id(s) on port 445 (5445 on iWARP)"
     df -h $SHARE_DIR 2>/dev/null | tail -n1
   } >&2
 }
@@ -250,9 +250,11 @@ up() {
   for i in $(seq 50); do ss -Hltn 'sport = :445' | grep -q . && break; sleep 0.1; done
   ss -Hltn 'sport = :445' | grep -q . || die "ksmbd is not listening on TCP 445"
   if [ $RDMA = 1 ]; then
-    for i in $(seq 50); do rdma resource show cm_id 2>/dev/null | grep -q 'src-addr [^ ]*:445' && break; sleep 0.1; done
-    rdma resource show cm_id 2>/dev/null | grep -q 'src-addr [^ ]*:445' ||
-      die "ksmbd has no SMB Direct listener (RDMA CM port 445; see dmesg)"
+    local port=445
+    iwarp_on "$IP" && port=5445
+    for i in $(seq 50); do rdma resource show cm_id 2>/dev/null | grep -qE "src-addr [^ ]*:$port( |\$)" && break; sleep 0.1; done
+    rdma resource show cm_id 2>/dev/null | grep -qE "src-addr [^ ]*:$port( |\$)" ||
+      die "ksmbd has no SMB Direct listener (RDMA CM port $port; see dmesg)"
   fi
   trap - EXIT
   lines

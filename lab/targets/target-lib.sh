@@ -23,6 +23,19 @@ rdma_not_on_lo() {
   [[ $IP != 127.* ]] || die "--rdma: rxe does not work on lo; give --ip an address of the RDMA netdev"
 }
 
+# iwarp_on ADDR: true when the RDMA device on ADDR's network device is iWARP (node type 4, RNIC), whose
+# listeners take ports in TCP's own port space.
+iwarp_on() {
+  local netdev d
+  netdev=$(ip -o -4 addr show to "$1" | awk '{print $2; exit}')
+  for d in /sys/class/infiniband/*; do
+    [ -e "$d" ] || continue
+    rdma link show "${d##*/}/1" 2>/dev/null | grep -qw "netdev $netdev" || continue
+    [[ $(cat "$d/node_type") == 4:* ]] && return 0
+  done
+  return 1
+}
+
 # undo_failed_up: until `trap - EXIT`, an `up` that fails takes down what it made.
 undo_failed_up() {
   trap 'rc=$?; [ $rc = 0 ] || { say "up failed: removing what it made"; down || true; }; exit $rc' EXIT

@@ -37,12 +37,16 @@ nothing_left() {
 cell_is_private() { ! grep -q ' cifs ' /proc/mounts || fail "the kernel engine's cifs mount is visible outside its private namespace"; }
 rdma_packets() { cat /sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts; }
 
-# The shipped plan with 2 MiB files instead of 64 MiB (16 jobs' files fit the guest's 256 MiB share) and
-# without its distance sweep: the path to $RXE_IP here goes through lo, which carries no delay (the
-# block scenario proves the delay on a veth pair; over that pair a two-channel SMB Direct mount's I/O
-# hung in this lab, which is not understood yet).
-sed -e 's/^size = "64m"/size = "2m"/' -e '/^\[\[sweep\]\]/,$d' "$INTEROP_ROOT/plans/smb-direct.toml" > "$OUT/smb-direct.toml"
+# The shipped plan with 2 MiB files instead of 64 MiB, 4 jobs instead of 16 and without its distance
+# sweep. With 16 jobs opening their files at once, the lab's ksmbd (Debian 6.1.192's) oopsed in smb2_open
+# (list corruption adding an open file to its inode's list) in 3 runs in a row on 2026-11-28, after
+# passing 5 before; with 4 jobs 3 of 3 passed. The sweep is left out because the path to $RXE_IP here
+# goes through lo, which carries no delay (the block scenario proves the delay on a veth pair; over that
+# pair a two-channel SMB Direct mount's I/O hung in this lab, which is not understood yet).
+sed -e 's/^size = "64m"/size = "2m"/' -e 's/^numjobs = 16$/numjobs = 4/' -e '/^\[\[sweep\]\]/,$d' \
+  "$INTEROP_ROOT/plans/smb-direct.toml" > "$OUT/smb-direct.toml"
 grep -q '^size = "2m"' "$OUT/smb-direct.toml" || fail "plans/smb-direct.toml no longer has size = \"64m\""
+grep -q '^numjobs = 4$' "$OUT/smb-direct.toml" || fail "plans/smb-direct.toml no longer has numjobs = 16"
 ! grep -q '^\[\[sweep' "$OUT/smb-direct.toml" || fail "the sweep is still in the lab's copy of plans/smb-direct.toml"
 compare_plan direct 0 "$OUT/smb-direct.toml"
 check_report direct 'smb:tcp:1 smb-direct:rdma:1 smb-direct-2ch:rdma:2'

@@ -15,8 +15,7 @@
 #           port entry) RDMA ADDR:4420 (4421 on iWARP, see below);
 #           LIO iSCSI target iqn.2026-11.io.nfsbench:ram0, TPG 1, LUN 0 on the second device
 #           (iblock), portal ADDR:3260 for TCP and, with --rdma, iSER on that same portal (not on
-#           iWARP); no
-#           authentication, demo mode (any initiator may log in, no ACLs), writable.
+#           iWARP); no authentication, demo mode (any initiator may log in, no ACLs), writable.
 #         It prints, one line each on stdout, the URL the client side takes and the /sys/block
 #         directory whose `stat` counts the target device's I/O:
 #           nvme-tcp://ADDR:4420/NQN  /sys/block/nfsbench_nvme
@@ -139,7 +138,6 @@ nvmet_port() {
   ln -s "$NV/subsystems/$NQN" "$p/subsystems/$NQN" 2>/dev/null ||
     die "nvmet cannot listen on $2 $3:$4 (address not local? RDMA device on it? see dmesg)"
 }
-
 
 nvmet_up() {  # nvmet_up DEV ADDR RDMA
   local s=$NV/subsystems/$NQN

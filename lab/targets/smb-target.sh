@@ -17,8 +17,9 @@
 #           every address. ksmbd is the ksmbd.ko of lab/vm/smbdirect-modules.sh (built with SMB Direct
 #           and a fix, see below) whenever the module directory is found, else the stock module.
 #           With --rdma (module directory required) ksmbd also listens for SMB Direct (RDMA CM port 445
-#           on RoCE/IB devices, 5445 on iWARP; checked), and the cifs.ko built with SMB Direct is loaded as the client
-#           (unless a cifs with SMB Direct is loaded already) so that `mount -t cifs -o rdma` works here.
+#           on RoCE/IB devices, 5445 on iWARP; checked), and the cifs.ko built with SMB Direct is
+#           loaded as the client (unless a cifs with SMB Direct is loaded already) so that
+#           `mount -t cifs -o rdma` works here.
 #         It prints, one line each on stdout, what `mount -t cifs SOURCE DIR -o OPTIONS` takes:
 #           //ADDR/bench vers=3.1.1,username=nfsbench,password=nfsbench
 #           //ADDR/bench rdma,vers=3.1.1,username=nfsbench,password=nfsbench     (with --rdma)

@@ -1,4 +1,5 @@
-# lab/targets/target-lib.sh — what the one-command lab targets (block-target.sh, smb-target.sh) share: messages, usage, the command line.
+# lab/targets/target-lib.sh — what the one-command lab targets (block-target.sh, smb-target.sh) share:
+# messages, usage, the command line, the RDMA device's kind.
 # shellcheck shell=bash
 #
 # Sourced (not run) by the scripts beside it, which first set TARGET (the name their messages start

@@ -1,6 +1,8 @@
 //! Block cases in a plan (NVMe/TCP, NVMe/RDMA, iSCSI, iSER): how a plan file writes them, what it and
 //! validation refuse by name, and the `nfsbench run --engine kernel` arguments a block case gets.
 
+mod support;
+
 use compare::plan::{target_host, Case, CaseKind, Engine, Plan};
 use compare::plan_file::{parse, Defaults};
 use compare::validate::validate;
@@ -8,8 +10,6 @@ use kernel_attach::Kind;
 use std::path::Path;
 
 use support::remote_setup;
-
-mod support;
 
 const DEFAULTS: Defaults = Defaults { numjobs: 1, size: 1 << 20 };
 

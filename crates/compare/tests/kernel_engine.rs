@@ -3,17 +3,16 @@
 //! refuses RDMA mounts as mount.nfs would) measuring every other case.
 
 mod stand_in;
+mod support;
 
 use compare::execute::{execute, Setup};
 use compare::plan::{Case, Engine, Plan, Workload};
 use compare::plan_file::{parse, Defaults};
 use compare::validate::validate;
 use std::path::Path;
+use std::time::Duration;
 
 use support::remote_setup;
-
-mod support;
-use std::time::Duration;
 
 const DEFAULTS: Defaults = Defaults { numjobs: 1, size: 1 << 20 };
 

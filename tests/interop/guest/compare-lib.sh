@@ -1,4 +1,5 @@
-# tests/interop/guest/compare-lib.sh — the prelude and helpers the lab VM's `nfsbench compare` guest scripts share.
+# tests/interop/guest/compare-lib.sh — the prelude and helpers the lab VM's `nfsbench compare` guest
+# scripts share.
 # shellcheck shell=bash
 #
 # Sourced, INSIDE the lab VM, by guest/compare.sh, guest/kernel-engine.sh, guest/kernel-engine-block.sh

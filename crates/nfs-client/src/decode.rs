@@ -5,7 +5,7 @@
 use bytes::Bytes;
 use nfs3_proto::{
     CommitRes, CreateRes, FsinfoRes, FsinfoResOk, GetattrRes, LookupRes, Nfs3Result, NfsStat3, PostOpAttr, RemoveRes,
-    SetattrRes, WriteRes,
+    SetattrRes, WriteVerf3,
 };
 use onc_rpc::{AcceptStat, MessageBody, ReplyBody, RpcMessage};
 use xdr::{XdrDecode, XdrReader};
@@ -99,13 +99,47 @@ pub(crate) fn commit(proc: &'static str, reply: RpcReply, _: u32) -> Result<[u8;
 }
 
 /// WRITE (RFC 1813 §3.3.7); `sent` is the number of bytes the call carried.
+/// WRITE (RFC 1813 §3.3.7), decoded by hand past the file's wcc_data, which nothing here reads.
 pub(crate) fn write(proc: &'static str, reply: RpcReply, sent: u32) -> Result<WriteReply, ClientError> {
-    let ok = ok(proc, whole::<WriteRes>(proc, &reply.record)?)?;
-    // RFC 1813 §3.3.7: count is the number of bytes written, at most the number sent.
-    if ok.count > sent {
-        return Err(ClientError::protocol(proc, format!("server wrote {} bytes of {sent} sent", ok.count)));
+    let bad = |e: xdr::XdrError| ClientError::protocol(proc, e);
+    let body = results(proc, &reply.record)?;
+    let mut r = XdrReader::new(body);
+    let status = NfsStat3::decode(&mut r).map_err(bad)?;
+    skip_wcc_data(&mut r).map_err(bad)?;
+    if let Some(status) = status.error() {
+        r.finish().map_err(bad)?;
+        return Err(ClientError::Nfs { proc, status });
     }
-    Ok(WriteReply { count: ok.count, committed: StableHow::from_nfs3(ok.committed), verifier: ok.verf.0 })
+    let count = r.get_u32().map_err(bad)?;
+    let committed = nfs3_proto::StableHow::decode(&mut r).map_err(bad)?;
+    let verifier = WriteVerf3::decode(&mut r).map_err(bad)?;
+    r.finish().map_err(bad)?;
+    // RFC 1813 §3.3.7: count is the number of bytes written, at most the number sent.
+    if count > sent {
+        return Err(ClientError::protocol(proc, format!("server wrote {count} bytes of {sent} sent")));
+    }
+    Ok(WriteReply { count, committed: StableHow::from_nfs3(committed), verifier: verifier.0 })
+}
+
+/// Bytes of a `fattr3` and of a `wcc_attr` on the wire (RFC 1813 §2.6): fixed, so the attributes of a
+/// data reply, which the data path never reads, are stepped over rather than decoded.
+const FATTR3_LEN: usize = 84;
+const WCC_ATTR_LEN: usize = 24;
+
+/// `post_op_attr` (RFC 1813 §2.6): a boolean, then a `fattr3` when true.
+fn skip_post_op_attr(r: &mut XdrReader<'_>) -> Result<(), xdr::XdrError> {
+    if r.get_bool()? {
+        r.get_opaque_fixed(FATTR3_LEN)?;
+    }
+    Ok(())
+}
+
+/// `wcc_data` (RFC 1813 §2.6): `pre_op_attr` (a boolean, then a `wcc_attr`), then `post_op_attr`.
+fn skip_wcc_data(r: &mut XdrReader<'_>) -> Result<(), xdr::XdrError> {
+    if r.get_bool()? {
+        r.get_opaque_fixed(WCC_ATTR_LEN)?;
+    }
+    skip_post_op_attr(r)
 }
 
 /// READ (RFC 1813 §3.3.6), decoded by hand so the data is a zero-copy slice of the record, or the
@@ -115,7 +149,7 @@ pub(crate) fn read(proc: &'static str, reply: RpcReply, requested: u32) -> Resul
     let body = results(proc, &reply.record)?;
     let mut r = XdrReader::new(body);
     let status = NfsStat3::decode(&mut r).map_err(bad)?;
-    let _attributes = PostOpAttr::decode(&mut r).map_err(bad)?;
+    skip_post_op_attr(&mut r).map_err(bad)?;
     if let Some(status) = status.error() {
         r.finish().map_err(bad)?;
         return Err(ClientError::Nfs { proc, status });
@@ -172,4 +206,47 @@ fn slice_of(record: &Bytes, part: &[u8]) -> Bytes {
         return Bytes::new();
     }
     record.slice_ref(part)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nfs3_proto::{Fattr3, NfsErr3, StableHow as Stable3, WccAttr, WccData, WriteRes, WriteResFail, WriteResOk};
+    use onc_rpc::OpaqueAuth;
+    use xdr::XdrEncode;
+
+    fn record(results: &[u8]) -> RpcReply {
+        let mut w = RpcMessage::reply(9, ReplyBody::success(OpaqueAuth::NONE)).header_writer(results.len());
+        w.put_raw(results);
+        RpcReply { record: Bytes::from(w.to_vec()), payload: None }
+    }
+
+    fn attrs() -> Fattr3 {
+        // A regular file (ftype 1), every other field zero.
+        let mut bytes = vec![0u8; FATTR3_LEN];
+        bytes[3] = 1;
+        xdr::decode_exact(&bytes).expect("fattr3")
+    }
+
+    #[test]
+    fn write_replies_are_read_past_their_wcc_data_whatever_it_holds() {
+        let full = WccData { before: Some(WccAttr::default()), after: Some(attrs()) };
+        for file_wcc in [full, WccData::default()] {
+            let ok = WriteResOk { file_wcc, count: 4096, committed: Stable3::Unstable, verf: WriteVerf3([7; 8]) };
+            let reply = write("WRITE", record(&WriteRes::Ok(ok).to_xdr_bytes()), 4096).expect("decodes");
+            assert_eq!((reply.count, reply.committed, reply.verifier), (4096, StableHow::Unstable, [7; 8]));
+            let failed = WriteRes::Fail(NfsErr3::NoSpc, WriteResFail { file_wcc });
+            let err = write("WRITE", record(&failed.to_xdr_bytes()), 4096).expect_err("an NFS error");
+            assert!(matches!(err, ClientError::Nfs { status: NfsErr3::NoSpc, .. }), "{err:?}");
+        }
+        let ok = WriteResOk { file_wcc: full, count: 4096, committed: Stable3::FileSync, verf: WriteVerf3([7; 8]) };
+        let bytes = WriteRes::Ok(ok).to_xdr_bytes();
+        for cut in [4, 40, 100, bytes.len() - 4] {
+            assert!(write("WRITE", record(&bytes[..cut]), 4096).is_err(), "cut at {cut}");
+        }
+        let mut longer = bytes.clone();
+        longer.extend_from_slice(&[0; 4]);
+        assert!(write("WRITE", record(&longer), 4096).is_err(), "trailing bytes");
+        assert!(write("WRITE", record(&bytes), 100).is_err(), "more written than sent");
+    }
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use onc_rpc::auth_sys::MAX_MACHINE_NAME;
-use onc_rpc::{AuthFlavor, AuthSysParms, CallHeader, OpaqueAuth, RpcMessage};
+use onc_rpc::{AuthFlavor, AuthSysParms, OpaqueAuth, RPC_VERSION};
 use xdr::XdrWriter;
 
 /// Where the Linux kernel keeps the host name (the same one `uname -n` prints).
@@ -17,8 +17,8 @@ const HOSTNAME_FILE: &str = "/proc/sys/kernel/hostname";
 #[derive(Debug)]
 pub(crate) struct CallEncoder {
     next_xid: AtomicU32,
-    /// The encoded `authsys_parms` (the body of every call's credential).
-    cred_body: Vec<u8>,
+    /// The credential and verifier as every call header ends (RFC 5531 §9), encoded once.
+    auth: Vec<u8>,
 }
 
 impl CallEncoder {
@@ -32,20 +32,25 @@ impl CallEncoder {
             .or_else(|_| AuthSysParms::new(stamp, b"", uid, gid, &[]))
             .map(|parms| parms.encode_body())
             .unwrap_or_default();
-        CallEncoder { next_xid: AtomicU32::new(random_u32()), cred_body }
+        Self::with_credential(cred_body)
     }
 
     /// AUTH_NONE, for the port mapper.
     pub(crate) fn anonymous() -> Self {
-        CallEncoder { next_xid: AtomicU32::new(random_u32()), cred_body: Vec::new() }
+        Self::with_credential(Vec::new())
     }
 
-    fn cred(&self) -> OpaqueAuth<'_> {
-        if self.cred_body.is_empty() {
+    /// `cred_body`: the encoded `authsys_parms`, or empty for AUTH_NONE.
+    fn with_credential(cred_body: Vec<u8>) -> Self {
+        let cred = if cred_body.is_empty() {
             OpaqueAuth::NONE
         } else {
-            OpaqueAuth { flavor: AuthFlavor::AUTH_SYS, body: &self.cred_body }
-        }
+            OpaqueAuth { flavor: AuthFlavor::AUTH_SYS, body: &cred_body }
+        };
+        let mut w = XdrWriter::new();
+        cred.encode_into(&mut w);
+        OpaqueAuth::NONE.encode_into(&mut w);
+        CallEncoder { next_xid: AtomicU32::new(random_u32()), auth: w.into_vec() }
     }
 
     /// A new xid and the call message: header, then whatever `args` writes (inline only: a payload
@@ -59,12 +64,19 @@ impl CallEncoder {
         args: impl FnOnce(&mut XdrWriter<'a>),
     ) -> (u32, Vec<u8>) {
         let xid = self.next_xid.fetch_add(1, Ordering::Relaxed);
-        let msg = RpcMessage::call(xid, CallHeader::new(prog, vers, proc, self.cred(), OpaqueAuth::NONE));
-        let mut w = msg.header_writer(args_len);
+        let mut w = XdrWriter::with_capacity(CALL_FIXED_LEN + self.auth.len() + args_len);
+        // RFC 5531 §9: xid, msg_type CALL, rpcvers, prog, vers, proc, then cred and verf.
+        for word in [xid, 0, RPC_VERSION, prog, vers, proc] {
+            w.put_u32(word);
+        }
+        w.put_raw(&self.auth);
         args(&mut w);
         (xid, w.into_vec())
     }
 }
+
+/// The call header's words before the credential.
+const CALL_FIXED_LEN: usize = 24;
 
 /// This host's name, at most 255 bytes (RFC 5531 Appendix A: `string machinename<255>`).
 pub(crate) fn machine_name() -> Vec<u8> {
@@ -87,6 +99,7 @@ fn random_u32() -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use onc_rpc::RpcMessage;
 
     #[test]
     fn calls_carry_consecutive_xids_and_the_auth_sys_identity() {

@@ -22,12 +22,28 @@ pub struct WorkerSetup {
     pub clone: CloneSetup,
 }
 
-/// The calls of one I/O handed to the client (several when it is larger than rsize/wsize), with the
-/// bytes each asked for.
+/// The calls of one I/O handed to the client.
 enum Submitted {
-    Read(Vec<(Pending<ReadReply>, u64)>),
-    Write(Vec<(Pending<WriteReply>, u64)>),
+    Read(Calls<ReadReply>),
+    Write(Calls<WriteReply>),
     Sync(Pending<[u8; 8]>),
+}
+
+/// One call, or several when the I/O is larger than rsize/wsize, with the bytes each asked for. The
+/// single call, nearly every I/O, costs no allocation of its own.
+enum Calls<T> {
+    One(Pending<T>, u64),
+    Split(Vec<(Pending<T>, u64)>),
+}
+
+impl<T> FromIterator<(Pending<T>, u64)> for Calls<T> {
+    fn from_iter<I: IntoIterator<Item = (Pending<T>, u64)>>(iter: I) -> Self {
+        let mut iter = iter.into_iter();
+        match (iter.next(), iter.next()) {
+            (Some((only, len)), None) => Calls::One(only, len),
+            (first, second) => Calls::Split(first.into_iter().chain(second).chain(iter).collect()),
+        }
+    }
 }
 
 /// Its reply.
@@ -68,10 +84,12 @@ async fn await_all<T>(calls: Vec<(Pending<T>, u64)>) -> Result<(Vec<T>, Vec<u64>
 /// Await a submitted call; one function so that every in-flight future has the same type.
 async fn track(op: Op, submitted: Submitted, slat_ns: u64, submitted_at: Instant) -> Done {
     let result = match submitted {
-        Submitted::Read(calls) => {
+        Submitted::Read(Calls::One(p, _)) => p.await.map(Reply::Read),
+        Submitted::Read(Calls::Split(calls)) => {
             await_all(calls).await.map(|(replies, asked)| Reply::Read(split::merge_reads(replies, &asked)))
         }
-        Submitted::Write(calls) => {
+        Submitted::Write(Calls::One(p, sent)) => p.await.map(|w| Reply::Write(split::merge_write(w, sent))),
+        Submitted::Write(Calls::Split(calls)) => {
             await_all(calls).await.map(|(replies, sent)| Reply::Write(split::merge_writes(replies, &sent)))
         }
         Submitted::Sync(p) => p.await.map(Reply::Sync),

@@ -28,6 +28,12 @@ pub(crate) fn merge_reads(replies: Vec<ReadReply>, asked: &[u64]) -> ReadReply {
     ReadReply { data: data.freeze(), eof }
 }
 
+/// The WRITE reply of an I/O sent as one call: as [`merge_writes`] of one piece.
+pub(crate) fn merge_write(mut reply: WriteReply, sent: u64) -> WriteReply {
+    reply.count = u64::from(reply.count).min(sent) as u32;
+    reply
+}
+
 /// One WRITE reply for the I/O: the bytes written contiguously from its start (the client resends
 /// the rest, as after any short write), UNSTABLE if any piece was, with that piece's verifier.
 pub(crate) fn merge_writes(replies: Vec<WriteReply>, sent: &[u64]) -> WriteReply {

@@ -35,7 +35,7 @@ pub(crate) struct DrcKey {
 impl DrcKey {
     pub(crate) fn new(ip: IpAddr, xid: u32, prog: u32, vers: u32, proc: u32, args: &[u8]) -> Self {
         let covered = args.get(..SUM_BYTES).unwrap_or(args);
-        DrcKey { ip, xid, prog, vers, proc, len: args.len(), sum: fnv1a(covered) }
+        DrcKey { ip, xid, prog, vers, proc, len: args.len(), sum: checksum(covered) }
     }
 
     fn shard(&self) -> usize {
@@ -51,9 +51,21 @@ impl DrcKey {
     }
 }
 
-/// FNV-1a, 64 bits: fast, and only has to tell retransmissions from other calls with the same xid.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+/// A checksum eight bytes a step (a multiply and a rotate each, with the tail zero-padded): fast, and
+/// only has to tell retransmissions from other calls with the same xid and length. A byte-wise hash of
+/// the 256 bytes a 4 KiB WRITE brings over TCP was a tenth of the server's time per WRITE.
+fn checksum(bytes: &[u8]) -> u64 {
+    let mix = |h: u64, word: u64| (h ^ word).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(31);
+    let mut words = bytes.chunks_exact(8);
+    let mut h =
+        words.by_ref().fold(0xcbf2_9ce4_8422_2325, |h, w| mix(h, u64::from_le_bytes(w.try_into().unwrap_or_default())));
+    let tail = words.remainder();
+    if !tail.is_empty() {
+        let mut last = [0u8; 8];
+        last[..tail.len()].copy_from_slice(tail);
+        h = mix(h, u64::from_le_bytes(last));
+    }
+    h
 }
 
 #[derive(Debug)]
@@ -72,7 +84,9 @@ impl Entry {
 
 #[derive(Debug, Default)]
 struct Shard {
-    entries: HashMap<DrcKey, Entry>,
+    /// foldhash, seeded at random per map: a shard holds a few hundred entries at most, so even keys a
+    /// client chose to collide cost a bounded walk.
+    entries: HashMap<DrcKey, Entry, foldhash::fast::RandomState>,
     /// Insertion order for eviction; stale pairs (key re-inserted or removed) are skipped.
     order: VecDeque<(DrcKey, u64)>,
     next_seq: u64,
@@ -223,6 +237,27 @@ mod tests {
         assert!(matches!(drc.lookup(key(1, b"other")), Lookup::New(_)));
         let elsewhere = DrcKey::new(IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)), 1, 100003, 3, 12, b"args");
         assert!(matches!(drc.lookup(elsewhere), Lookup::New(_)));
+    }
+
+    #[test]
+    fn arguments_of_the_same_length_differing_in_any_covered_byte_miss() {
+        let drc = Drc::new(64);
+        let args: Vec<u8> = (0..300u32).map(|i| i as u8).collect();
+        if let Lookup::New(slot) = drc.lookup(key(1, &args)) {
+            slot.finish(b"reply");
+        }
+        for at in [0, 7, 8, 100, SUM_BYTES - 1] {
+            let mut other = args.clone();
+            other[at] ^= 1;
+            assert!(matches!(drc.lookup(key(1, &other)), Lookup::New(_)), "byte {at}");
+        }
+        let mut short = args[..13].to_vec();
+        if let Lookup::New(slot) = drc.lookup(key(2, &short)) {
+            slot.finish(b"reply");
+        }
+        short[12] ^= 1;
+        assert!(matches!(drc.lookup(key(2, &short)), Lookup::New(_)), "a byte of the tail");
+        assert!(matches!(drc.lookup(key(1, &args)), Lookup::Replay(_)));
     }
 
     #[test]

@@ -51,6 +51,13 @@ const CALLS_PER_TURN: usize = 64;
 /// 64 calls × 1 MiB on every one of them (measured: 0.7 s with 64 such connections).
 const BYTES_PER_TURN: usize = 1 << 20;
 
+/// Replies of calls executed inline that are written at once, before the rest of a long turn runs: the
+/// client then works on them while this thread serves the others, instead of both taking turns at one
+/// batch. Measured with 4 KiB random reads at iodepth 32 over loopback (2-core VM, 2026-11-28): every 16
+/// replies gave 1.3-1.5x the IOPS and 10-20% less CPU per I/O on both sides than one write per turn;
+/// every 8 cost more writes than it saved.
+const FLUSH_EVERY: usize = 16;
+
 /// A call executing off the connection's task: its record (to recycle) and its reply.
 type Done = (Vec<u8>, Option<Reply>);
 
@@ -523,6 +530,10 @@ impl<H: RecordHandler> Connection<H> {
                 }
             }
             self.tally.observe(&self.stats, self.in_flight_requests(), self.in_flight_bytes());
+            if self.queued_replies >= FLUSH_EVERY {
+                // An error is the connection's end; the flush after the turn reports it.
+                let _ = self.flush();
+            }
         }
     }
 

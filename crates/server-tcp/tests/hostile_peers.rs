@@ -234,7 +234,8 @@ async fn unread_replies_stay_within_the_server_wide_budget(blocking: bool) {
             assert_eq!(good.success().await.0, 2000 + i, "the pipelined calls are answered in order");
         }
         let snap = server.stats.snapshot();
-        assert!(snap.peak_in_flight_requests >= 32, "the 32 small calls were in flight together: {snap}");
+        // Their replies are written every 16 (the server's FLUSH_EVERY), so 16 were outstanding together.
+        assert!(snap.peak_in_flight_requests >= 16, "the 32 small calls were started together: {snap}");
         assert!(snap.peak_server_in_flight_bytes <= bound, "held more than the budget allows ({bound}): {snap}");
     }
     // Closing the greedy connections gives everything back.

@@ -30,7 +30,8 @@ pub struct Pending<T> {
 enum State<T> {
     Waiting(ReplyReceiver),
     Session(Session<T>),
-    Failed(ClientError),
+    /// Boxed: a failed call is rare, and the error would make every call's future as large as it.
+    Failed(Box<ClientError>),
     Done,
 }
 
@@ -46,12 +47,12 @@ impl<T> Pending<T> {
 
     /// A call refused before it was sent.
     pub(crate) fn failed(err: ClientError, proc: &'static str, decode: Decoder<T>) -> Self {
-        Pending { state: State::Failed(err), proc, decode, arg: 0 }
+        Pending { state: State::Failed(Box::new(err)), proc, decode, arg: 0 }
     }
 
     /// A call refused before it was sent, for a caller without a decoder (NFSv4).
     pub(crate) fn refused(err: ClientError, proc: &'static str) -> Self {
-        Pending { state: State::Failed(err), proc, decode: no_decoder, arg: 0 }
+        Pending { state: State::Failed(Box::new(err)), proc, decode: no_decoder, arg: 0 }
     }
 
     /// An NFSv4 call: already sent when a slot was free, its future does the rest.
@@ -81,7 +82,7 @@ impl<T> Future for Pending<T> {
                 return Poll::Ready(done);
             }
             State::Failed(_) => match std::mem::replace(&mut this.state, State::Done) {
-                State::Failed(err) => Err(err),
+                State::Failed(err) => Err(*err),
                 _ => Err(ClientError::Closed { proc: this.proc }),
             },
             State::Done => Err(ClientError::Closed { proc: this.proc }),

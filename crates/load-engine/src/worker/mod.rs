@@ -58,7 +58,8 @@ struct Done {
     op: Op,
     slat_ns: u64,
     submitted_at: Instant,
-    result: Result<Reply, ClientError>,
+    /// The error boxed: every in-flight future holds a `Done`, and errors are rare.
+    result: Result<Reply, Box<ClientError>>,
 }
 
 /// Every call of one I/O answered: the replies with the bytes each asked for, or the first error.
@@ -86,15 +87,15 @@ async fn track(op: Op, submitted: Submitted, slat_ns: u64, submitted_at: Instant
     let result = match submitted {
         Submitted::Read(Calls::One(p, _)) => p.await.map(Reply::Read),
         Submitted::Read(Calls::Split(calls)) => {
-            await_all(calls).await.map(|(replies, asked)| Reply::Read(split::merge_reads(replies, &asked)))
+            Box::pin(await_all(calls)).await.map(|(replies, asked)| Reply::Read(split::merge_reads(replies, &asked)))
         }
         Submitted::Write(Calls::One(p, sent)) => p.await.map(|w| Reply::Write(split::merge_write(w, sent))),
         Submitted::Write(Calls::Split(calls)) => {
-            await_all(calls).await.map(|(replies, sent)| Reply::Write(split::merge_writes(replies, &sent)))
+            Box::pin(await_all(calls)).await.map(|(replies, sent)| Reply::Write(split::merge_writes(replies, &sent)))
         }
         Submitted::Sync(p) => p.await.map(Reply::Sync),
     };
-    Done { op, slat_ns, submitted_at, result }
+    Done { op, slat_ns, submitted_at, result: result.map_err(Box::new) }
 }
 
 pub(crate) struct Worker {

@@ -98,18 +98,11 @@ pub(crate) fn commit(proc: &'static str, reply: RpcReply, _: u32) -> Result<[u8;
     Ok(ok(proc, whole::<CommitRes>(proc, &reply.record)?)?.verf.0)
 }
 
-/// WRITE (RFC 1813 §3.3.7); `sent` is the number of bytes the call carried.
-/// WRITE (RFC 1813 §3.3.7), decoded by hand past the file's wcc_data, which nothing here reads.
+/// WRITE (RFC 1813 §3.3.7); `sent` is the number of bytes the call carried. Decoded by hand past the
+/// file's wcc_data, which nothing here reads.
 pub(crate) fn write(proc: &'static str, reply: RpcReply, sent: u32) -> Result<WriteReply, ClientError> {
     let bad = |e: xdr::XdrError| ClientError::protocol(proc, e);
-    let body = results(proc, &reply.record)?;
-    let mut r = XdrReader::new(body);
-    let status = NfsStat3::decode(&mut r).map_err(bad)?;
-    skip_wcc_data(&mut r).map_err(bad)?;
-    if let Some(status) = status.error() {
-        r.finish().map_err(bad)?;
-        return Err(ClientError::Nfs { proc, status });
-    }
+    let mut r = success_arm(proc, &reply.record, skip_wcc_data)?;
     let count = r.get_u32().map_err(bad)?;
     let committed = nfs3_proto::StableHow::decode(&mut r).map_err(bad)?;
     let verifier = WriteVerf3::decode(&mut r).map_err(bad)?;
@@ -119,6 +112,24 @@ pub(crate) fn write(proc: &'static str, reply: RpcReply, sent: u32) -> Result<Wr
         return Err(ClientError::protocol(proc, format!("server wrote {count} bytes of {sent} sent")));
     }
     Ok(WriteReply { count, committed: StableHow::from_nfs3(committed), verifier: verifier.0 })
+}
+
+/// The results of a data procedure read up to its success arm: the status, then the attributes both
+/// arms begin with, stepped over by `skip`. An NFS error is the call's error (its arm must end there).
+fn success_arm<'a>(
+    proc: &'static str,
+    record: &'a [u8],
+    skip: fn(&mut XdrReader<'a>) -> Result<(), xdr::XdrError>,
+) -> Result<XdrReader<'a>, ClientError> {
+    let bad = |e: xdr::XdrError| ClientError::protocol(proc, e);
+    let mut r = XdrReader::new(results(proc, record)?);
+    let status = NfsStat3::decode(&mut r).map_err(bad)?;
+    skip(&mut r).map_err(bad)?;
+    if let Some(status) = status.error() {
+        r.finish().map_err(bad)?;
+        return Err(ClientError::Nfs { proc, status });
+    }
+    Ok(r)
 }
 
 /// Bytes of a `fattr3` and of a `wcc_attr` on the wire (RFC 1813 §2.6): fixed, so the attributes of a
@@ -146,14 +157,7 @@ fn skip_wcc_data(r: &mut XdrReader<'_>) -> Result<(), xdr::XdrError> {
 /// payload a transport placed apart from it (the record then holds the length word only).
 pub(crate) fn read(proc: &'static str, reply: RpcReply, requested: u32) -> Result<ReadReply, ClientError> {
     let bad = |e: xdr::XdrError| ClientError::protocol(proc, e);
-    let body = results(proc, &reply.record)?;
-    let mut r = XdrReader::new(body);
-    let status = NfsStat3::decode(&mut r).map_err(bad)?;
-    skip_post_op_attr(&mut r).map_err(bad)?;
-    if let Some(status) = status.error() {
-        r.finish().map_err(bad)?;
-        return Err(ClientError::Nfs { proc, status });
-    }
+    let mut r = success_arm(proc, &reply.record, skip_post_op_attr)?;
     let count = r.get_u32().map_err(bad)?;
     let eof = r.get_bool().map_err(bad)?;
     let len = r.get_u32().map_err(bad)?;

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use onc_rpc::auth_sys::MAX_MACHINE_NAME;
-use onc_rpc::{AuthFlavor, AuthSysParms, OpaqueAuth, RPC_VERSION};
+use onc_rpc::{AuthFlavor, AuthSysParms, OpaqueAuth, RpcMessage, CALL_START_LEN, RPC_VERSION};
 use xdr::XdrWriter;
 
 /// Where the Linux kernel keeps the host name (the same one `uname -n` prints).
@@ -64,19 +64,13 @@ impl CallEncoder {
         args: impl FnOnce(&mut XdrWriter<'a>),
     ) -> (u32, Vec<u8>) {
         let xid = self.next_xid.fetch_add(1, Ordering::Relaxed);
-        let mut w = XdrWriter::with_capacity(CALL_FIXED_LEN + self.auth.len() + args_len);
-        // RFC 5531 §9: xid, msg_type CALL, rpcvers, prog, vers, proc, then cred and verf.
-        for word in [xid, 0, RPC_VERSION, prog, vers, proc] {
-            w.put_u32(word);
-        }
+        let mut w = XdrWriter::with_capacity(CALL_START_LEN + self.auth.len() + args_len);
+        RpcMessage::encode_call_start(&mut w, xid, RPC_VERSION, prog, vers, proc);
         w.put_raw(&self.auth);
         args(&mut w);
         (xid, w.into_vec())
     }
 }
-
-/// The call header's words before the credential.
-const CALL_FIXED_LEN: usize = 24;
 
 /// This host's name, at most 255 bytes (RFC 5531 Appendix A: `string machinename<255>`).
 pub(crate) fn machine_name() -> Vec<u8> {
@@ -99,7 +93,6 @@ fn random_u32() -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use onc_rpc::RpcMessage;
 
     #[test]
     fn calls_carry_consecutive_xids_and_the_auth_sys_identity() {

@@ -96,7 +96,7 @@ pub use auth::{AuthFlavor, OpaqueAuth, MAX_AUTH_BYTES};
 pub use auth_sys::AuthSysParms;
 pub use constants::*;
 pub use error::RpcError;
-pub use message::{CallHeader, MessageBody, RpcMessage};
+pub use message::{CallHeader, MessageBody, RpcMessage, CALL_START_LEN};
 pub use record_decoder::{
     split_records, RecordDecoder, RecordLimits, DEFAULT_MAX_FRAGMENTS, DEFAULT_MAX_RECORD, LAST_FRAGMENT_BIT,
     MAX_FRAGMENT_LEN,

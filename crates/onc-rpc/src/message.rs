@@ -9,6 +9,9 @@ use crate::constants::RPC_VERSION;
 use crate::reply::ReplyBody;
 use crate::RpcError;
 
+/// Bytes of a call header before its credential: see [`RpcMessage::encode_call_start`].
+pub const CALL_START_LEN: usize = 24;
+
 /// `struct rpc_msg { unsigned int xid; union switch (msg_type mtype) {...} body; }` (RFC 5531 §9),
 /// without the arguments or results that follow it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,30 +94,36 @@ impl<'a> RpcMessage<'a> {
 
     /// Bytes of the encoded header.
     pub fn encoded_len(&self) -> usize {
-        8 + match &self.body {
-            MessageBody::Call(c) => 16 + c.cred.encoded_len() + c.verf.encoded_len(),
-            MessageBody::Reply(r) => r.encoded_len(),
+        match &self.body {
+            MessageBody::Call(c) => CALL_START_LEN + c.cred.encoded_len() + c.verf.encoded_len(),
+            MessageBody::Reply(r) => 8 + r.encoded_len(),
         }
     }
 
     /// Writes the header into a writer of any lifetime (the header is small and copied), so the caller
     /// can go on to append arguments or results, including borrowed payloads.
     pub fn encode_header(&self, w: &mut XdrWriter<'_>) {
-        w.put_u32(self.xid);
         match &self.body {
             MessageBody::Call(c) => {
-                w.put_u32(0); // CALL
-                w.put_u32(c.rpcvers);
-                w.put_u32(c.prog);
-                w.put_u32(c.vers);
-                w.put_u32(c.proc);
+                Self::encode_call_start(w, self.xid, c.rpcvers, c.prog, c.vers, c.proc);
                 c.cred.encode_into(w);
                 c.verf.encode_into(w);
             }
             MessageBody::Reply(r) => {
+                w.put_u32(self.xid);
                 w.put_u32(1); // REPLY
                 r.encode_into(w);
             }
+        }
+    }
+
+    /// Writes the words of a call header before its credential ([`CALL_START_LEN`] bytes: xid,
+    /// msg_type CALL, rpcvers, prog, vers, proc), for a caller that appends a credential and verifier
+    /// it encoded once.
+    #[inline]
+    pub fn encode_call_start(w: &mut XdrWriter<'_>, xid: u32, rpcvers: u32, prog: u32, vers: u32, proc: u32) {
+        for word in [xid, 0 /* CALL */, rpcvers, prog, vers, proc] {
+            w.put_u32(word);
         }
     }
 

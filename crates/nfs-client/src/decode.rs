@@ -116,10 +116,11 @@ pub(crate) fn write(proc: &'static str, reply: RpcReply, sent: u32) -> Result<Wr
 
 /// The results of a data procedure read up to its success arm: the status, then the attributes both
 /// arms begin with, stepped over by `skip`. An NFS error is the call's error (its arm must end there).
+#[inline]
 fn success_arm<'a>(
     proc: &'static str,
     record: &'a [u8],
-    skip: fn(&mut XdrReader<'a>) -> Result<(), xdr::XdrError>,
+    skip: impl FnOnce(&mut XdrReader<'a>) -> Result<(), xdr::XdrError>,
 ) -> Result<XdrReader<'a>, ClientError> {
     let bad = |e: xdr::XdrError| ClientError::protocol(proc, e);
     let mut r = XdrReader::new(results(proc, record)?);

@@ -174,18 +174,23 @@ pub(crate) fn send(fd: BorrowedFd<'_>, parts: &[&[u8]], fds: &[BorrowedFd<'_>]) 
     let to_iovec = |p: &&[u8]| libc::iovec { iov_base: p.as_ptr().cast_mut().cast(), iov_len: p.len() };
     // A doorbell (one part, no descriptors) is sent for most messages while the peer sleeps: it
     // allocates nothing.
-    let mut one = parts.first().map(to_iovec);
-    let mut many: Vec<libc::iovec> = if parts.len() > 1 { parts.iter().map(to_iovec).collect() } else { Vec::new() };
-    let (iov_ptr, iov_len) = match one.as_mut() {
-        Some(iov) if parts.len() == 1 => (std::ptr::from_mut(iov), 1),
-        _ => (many.as_mut_ptr(), many.len()),
+    let (mut one, mut many): ([libc::iovec; 1], Vec<libc::iovec>);
+    let iov: &mut [libc::iovec] = match parts {
+        [part] => {
+            one = [to_iovec(part)];
+            &mut one
+        }
+        _ => {
+            many = parts.iter().map(to_iovec).collect();
+            &mut many
+        }
     };
     let raw_fds: Vec<RawFd> = fds.iter().map(|f| f.as_raw_fd()).collect();
     let mut control = if raw_fds.is_empty() { Vec::new() } else { vec![0u64; control_words(raw_fds.len())] };
     // SAFETY: msghdr is plain data; all zeroes is valid.
     let mut msg: libc::msghdr = unsafe { mem::zeroed() };
-    msg.msg_iov = iov_ptr;
-    msg.msg_iovlen = iov_len;
+    msg.msg_iov = iov.as_mut_ptr();
+    msg.msg_iovlen = iov.len();
     if !raw_fds.is_empty() {
         let data_len = mem::size_of_val(raw_fds.as_slice());
         msg.msg_control = control.as_mut_ptr().cast();
@@ -201,7 +206,7 @@ pub(crate) fn send(fd: BorrowedFd<'_>, parts: &[&[u8]], fds: &[BorrowedFd<'_>]) 
             ptr::copy_nonoverlapping(raw_fds.as_ptr().cast::<u8>(), libc::CMSG_DATA(cmsg), data_len);
         }
     }
-    // SAFETY: `msg` points at `one` or `many`, the caller's slices and `control`, all alive for the call.
+    // SAFETY: `msg` points at `iov`, the caller's slices and `control`, all alive for the call.
     let sent = unsafe { libc::sendmsg(fd.as_raw_fd(), &msg, libc::MSG_NOSIGNAL) };
     usize::try_from(sent).map_err(|_| io::Error::last_os_error())
 }

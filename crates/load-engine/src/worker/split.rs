@@ -90,5 +90,8 @@ mod tests {
             &[4, 4, 4],
         );
         assert_eq!(m.count, 6, "bytes after a short piece are not counted: the client resends from there");
+        for reply in [w(4, StableHow::Unstable), w(9, StableHow::FileSync), w(2, StableHow::DataSync)] {
+            assert_eq!(merge_write(reply, 4), merge_writes(vec![reply], &[4]), "one piece, one call: {reply:?}");
+        }
     }
 }

@@ -211,7 +211,10 @@ impl RdmaRequester {
             self.qp.register(RegBuf::ReadOnly(data.to_vec().into()), Access::REMOTE_READ).map_err(rdma_failure)?;
         let whole = region.segment(0, data.len() as u32).ok_or_else(|| rdma_failure("segment outside the region"))?;
         let segment = Segment { handle: whole.handle, length: whole.length, offset: whole.offset };
-        let chunks = ChunkLists { reads: vec![ReadChunk { position, segments: vec![segment] }], ..Default::default() };
+        let chunks = ChunkLists {
+            reads: rpcrdma_proto::smallvec![ReadChunk { position, segments: rpcrdma_proto::smallvec![segment] }],
+            ..Default::default()
+        };
         let sent = self.send(&RdmaHeader::msg(xid, CREDITS, chunks), &call.inline)?;
         Ok((region, sent))
     }

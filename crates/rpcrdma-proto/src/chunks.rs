@@ -1,5 +1,10 @@
 //! RDMA segments and the three chunk lists of an RPC-over-RDMA v1 header (RFC 8166 §3.4, §4.3).
+//!
+//! Lists and chunks keep their first element inline ([`SmallVec`]): an NFSv3 call of the Linux client
+//! or of ours carries at most one chunk per list and one segment per chunk, so decoding and building
+//! the headers of the data path allocate nothing.
 
+use smallvec::SmallVec;
 use xdr::{XdrDecode, XdrEncode, XdrError, XdrReader, XdrWriter};
 
 /// Bytes of one plain segment on the wire: handle, length, offset.
@@ -29,6 +34,13 @@ impl<'a> XdrDecode<'a> for Segment {
     }
 }
 
+/// The segments of one chunk, the first inline.
+pub type SegmentList = SmallVec<[Segment; 1]>;
+/// The Read chunks of a Read list, the first inline.
+pub type ReadChunkList = SmallVec<[ReadChunk; 1]>;
+/// The Write chunks of a Write list, the first inline.
+pub type WriteChunkList = SmallVec<[WriteChunk; 1]>;
+
 fn total_length(segments: &[Segment]) -> u64 {
     segments.iter().map(|s| u64::from(s.length)).sum()
 }
@@ -42,7 +54,7 @@ fn total_length(segments: &[Segment]) -> u64 {
 pub struct ReadChunk {
     /// Offset of the data item in the unreduced RPC message; 0 means "the whole message" (RFC 8166 §3.5.3).
     pub position: u32,
-    pub segments: Vec<Segment>,
+    pub segments: SegmentList,
 }
 
 impl ReadChunk {
@@ -55,7 +67,7 @@ impl ReadChunk {
 /// RFC 8166 §3.4.6: a Write chunk (also the shape of the Reply chunk): a counted array of segments.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct WriteChunk {
-    pub segments: Vec<Segment>,
+    pub segments: SegmentList,
 }
 
 impl WriteChunk {
@@ -107,8 +119,8 @@ impl Default for DecodeLimits {
 /// RFC 8166 §4.3: the Read list, the Write list and the Reply chunk carried by RDMA_MSG and RDMA_NOMSG.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ChunkLists {
-    pub reads: Vec<ReadChunk>,
-    pub writes: Vec<WriteChunk>,
+    pub reads: ReadChunkList,
+    pub writes: WriteChunkList,
     pub reply: Option<WriteChunk>,
 }
 
@@ -196,8 +208,8 @@ fn decode_read_list(
     r: &mut XdrReader<'_>,
     limits: &DecodeLimits,
     budget: &mut SegmentBudget,
-) -> Result<Vec<ReadChunk>, XdrError> {
-    let mut chunks: Vec<ReadChunk> = Vec::new();
+) -> Result<ReadChunkList, XdrError> {
+    let mut chunks = ReadChunkList::new();
     // RFC 8166 §4.3.1: the Read list is an XDR optional-data chain; each entry costs 24 bytes of input,
     // and the limits are checked before each push, so memory is bounded by both.
     while r.get_bool()? {
@@ -227,7 +239,7 @@ fn decode_read_list(
                         offset,
                     });
                 }
-                chunks.push(ReadChunk { position, segments: vec![segment] });
+                chunks.push(ReadChunk { position, segments: SegmentList::from_buf([segment]) });
             }
         }
     }
@@ -238,8 +250,8 @@ fn decode_write_list(
     r: &mut XdrReader<'_>,
     limits: &DecodeLimits,
     budget: &mut SegmentBudget,
-) -> Result<Vec<WriteChunk>, XdrError> {
-    let mut chunks = Vec::new();
+) -> Result<WriteChunkList, XdrError> {
+    let mut chunks = WriteChunkList::new();
     // RFC 8166 §4.3.2: the Write list is an XDR optional-data chain of Write chunks.
     while r.get_bool()? {
         if chunks.len() >= limits.max_chunks_per_list as usize {
@@ -266,7 +278,7 @@ fn decode_write_chunk(
     // the bytes present (16 per segment) before anything is reserved.
     let n = r.get_array_len(what, limits.max_segments_per_chunk, SEGMENT_XDR_LEN)?;
     budget.take(n as u32, offset)?;
-    let mut segments = Vec::with_capacity(n);
+    let mut segments = SegmentList::with_capacity(n);
     for _ in 0..n {
         segments.push(Segment::decode(r)?);
     }

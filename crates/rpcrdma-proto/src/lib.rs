@@ -24,7 +24,10 @@ mod peek;
 mod private_data;
 mod validate;
 
-pub use chunks::{ChunkLists, DecodeLimits, ReadChunk, Segment, WriteChunk, READ_ENTRY_XDR_LEN, SEGMENT_XDR_LEN};
+pub use chunks::{
+    ChunkLists, DecodeLimits, ReadChunk, ReadChunkList, Segment, SegmentList, WriteChunk, WriteChunkList,
+    READ_ENTRY_XDR_LEN, SEGMENT_XDR_LEN,
+};
 pub use credits::{CreditState, GrantPolicy, INITIAL_CREDITS, KNFSD_CREDIT_GRANT, LINUX_CLIENT_CREDIT_REQUEST};
 pub use error::{ChunkKind, ErrorResponse, RpcRdmaError};
 pub use header::{RdmaBody, RdmaErrorBody, RdmaHeader, RdmaProc};
@@ -33,6 +36,8 @@ pub use private_data::{
     effective_thresholds, ConnectPrivate, InlineThresholds, CONNECT_PRIVATE_LEN, CONNECT_PRIVATE_MAGIC,
     CONNECT_PRIVATE_VERSION, DEFAULT_INLINE_SIZE, FLAG_REMOTE_INVALIDATION, MAX_INLINE_SIZE,
 };
+/// For building chunk lists: `smallvec![segment]` is a [`SegmentList`] of one, without allocating.
+pub use smallvec::smallvec;
 pub use validate::{validate_call, ChunkPolicy, DEFAULT_MAX_CHUNK_BYTES};
 
 /// RFC 8166 §4.2.2: the only version this crate speaks.

@@ -165,7 +165,7 @@ mod tests {
     fn write_data_is_spliced_at_its_position_with_zero_padding() {
         // WRITE args ... length word (4095) | data (4095 bytes + 1 pad) | nothing after.
         let inline = b"HEADER..\x00\x00\x0f\xff";
-        let chunk = ReadChunk { position: 12, segments: vec![seg(5, 4000, 100), seg(6, 95, 0)] };
+        let chunk = ReadChunk { position: 12, segments: rpcrdma_proto::smallvec![seg(5, 4000, 100), seg(6, 95, 0)] };
         let call = assemble(&[chunk], inline);
         assert_eq!(call.len(), 12 + 4096);
         assert_eq!(&call[..12], inline);
@@ -178,8 +178,8 @@ mod tests {
     #[test]
     fn inline_bytes_after_a_chunk_follow_its_padding() {
         let inline = b"abcdWXYZ";
-        let first = ReadChunk { position: 4, segments: vec![seg(1, 3, 0)] };
-        let second = ReadChunk { position: 8, segments: vec![seg(2, 4, 0)] };
+        let first = ReadChunk { position: 4, segments: rpcrdma_proto::smallvec![seg(1, 3, 0)] };
+        let second = ReadChunk { position: 8, segments: rpcrdma_proto::smallvec![seg(2, 4, 0)] };
         let call = assemble(&[first, second], inline);
         let mut expected = b"abcd".to_vec();
         expected.extend(remote_bytes(1, 0, 3));
@@ -191,7 +191,7 @@ mod tests {
 
     #[test]
     fn a_long_call_is_read_whole_from_the_position_zero_chunk() {
-        let chunk = ReadChunk { position: 0, segments: vec![seg(3, 10, 0), seg(4, 6, 50)] };
+        let chunk = ReadChunk { position: 0, segments: rpcrdma_proto::smallvec![seg(3, 10, 0), seg(4, 6, 50)] };
         let call = assemble(&[chunk], &[]);
         let mut expected = remote_bytes(3, 0, 10);
         expected.extend(remote_bytes(4, 50, 6));
@@ -200,8 +200,8 @@ mod tests {
 
     #[test]
     fn a_long_call_with_a_data_chunk_splits_the_reads_of_the_position_zero_chunk() {
-        let whole = ReadChunk { position: 0, segments: vec![seg(3, 6, 0), seg(4, 6, 0)] };
-        let data = ReadChunk { position: 8, segments: vec![seg(9, 2, 0)] };
+        let whole = ReadChunk { position: 0, segments: rpcrdma_proto::smallvec![seg(3, 6, 0), seg(4, 6, 0)] };
+        let data = ReadChunk { position: 8, segments: rpcrdma_proto::smallvec![seg(9, 2, 0)] };
         let call = assemble(&[whole, data], &[]);
         let mut expected = remote_bytes(3, 0, 6);
         expected.extend(remote_bytes(4, 0, 2));
@@ -213,10 +213,10 @@ mod tests {
 
     #[test]
     fn positions_beyond_or_before_the_message_are_layout_errors() {
-        let beyond = ReadChunk { position: 16, segments: vec![seg(1, 4, 0)] };
+        let beyond = ReadChunk { position: 16, segments: rpcrdma_proto::smallvec![seg(1, 4, 0)] };
         assert!(plan(&[beyond], 8).is_err());
-        let first = ReadChunk { position: 8, segments: vec![seg(1, 8, 0)] };
-        let overlapping = ReadChunk { position: 12, segments: vec![seg(1, 4, 0)] };
+        let first = ReadChunk { position: 8, segments: rpcrdma_proto::smallvec![seg(1, 8, 0)] };
+        let overlapping = ReadChunk { position: 12, segments: rpcrdma_proto::smallvec![seg(1, 4, 0)] };
         assert!(plan(&[first, overlapping], 8).is_err());
     }
 }

@@ -28,7 +28,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use nfs_server::{ConnectionInfo, Reply};
 use rdma::{Completion, CompletionKind, MemoryRegion, QueuePair, RdmaError, WcError};
-use rpcrdma_proto::{ChunkPolicy, DecodeLimits, GrantPolicy, WriteChunk};
+use rpcrdma_proto::{ChunkPolicy, DecodeLimits, GrantPolicy, WriteChunk, WriteChunkList};
 use server_core::{CallMode, RecordHandler, RefusalThrottle};
 use tokio::sync::watch;
 use tokio::task::{JoinError, JoinSet};
@@ -50,7 +50,7 @@ pub(crate) struct Call {
     pub xid: u32,
     /// Credits the call asked for (RFC 8166 §3.3.1).
     pub requested: u32,
-    pub writes: Vec<WriteChunk>,
+    pub writes: WriteChunkList,
     pub reply_chunk: Option<WriteChunk>,
     /// While its Read chunks are being pulled.
     pub reading: Option<Reading>,

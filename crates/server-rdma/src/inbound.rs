@@ -127,7 +127,10 @@ mod tests {
     #[test]
     fn chunks_that_validate_call_refuses_are_err_chunk() {
         let huge = Segment { handle: 1, length: u32::MAX, offset: 0 };
-        let chunks = ChunkLists { reads: vec![ReadChunk { position: 0, segments: vec![huge] }], ..Default::default() };
+        let chunks = ChunkLists {
+            reads: rpcrdma_proto::smallvec![ReadChunk { position: 0, segments: rpcrdma_proto::smallvec![huge] }],
+            ..Default::default()
+        };
         let message = encoded(&RdmaHeader::nomsg(3, 1, chunks), &[]);
         assert_eq!(error_body(&classify_default(&message)), Some((3, RdmaErrorBody::Chunk)));
         let message = encoded(&RdmaHeader::nomsg(4, 1, ChunkLists::default()), &[]);
@@ -148,8 +151,10 @@ mod tests {
         let other_xid = encoded(&RdmaHeader::msg(10, 16, ChunkLists::default()), &reply);
         assert!(matches!(classify_default(&other_xid), Inbound::Ignore { .. }));
         let segment = Segment { handle: 1, length: 64, offset: 0 };
-        let with_chunk =
-            ChunkLists { writes: vec![rpcrdma_proto::WriteChunk { segments: vec![segment] }], ..Default::default() };
+        let with_chunk = ChunkLists {
+            writes: rpcrdma_proto::smallvec![rpcrdma_proto::WriteChunk { segments: rpcrdma_proto::smallvec![segment] }],
+            ..Default::default()
+        };
         let message = encoded(&RdmaHeader::msg(9, 16, with_chunk), &reply);
         assert!(matches!(classify_default(&message), Inbound::Ignore { .. }), "never executed as a call");
     }

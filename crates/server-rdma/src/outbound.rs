@@ -12,7 +12,7 @@
 use bytes::Bytes;
 use nfs_server::{Payload, Payloads, Reply};
 use rdma::RemoteSegment;
-use rpcrdma_proto::{ChunkLists, RdmaHeader, WriteChunk};
+use rpcrdma_proto::{ChunkLists, RdmaHeader, ReadChunkList, SegmentList, WriteChunk};
 
 use crate::stats::ReplyKind;
 
@@ -69,7 +69,8 @@ pub(crate) fn plan(
 ) -> Result<Planned, NoRoom> {
     // RFC 8166 §3.4.6: the Write list comes back with each segment's length set to what was written;
     // a chunk no result used, with zeros.
-    let mut chunks = ChunkLists { reads: Vec::new(), writes: writes.iter().map(emptied).collect(), reply: None };
+    let mut chunks =
+        ChunkLists { reads: ReadChunkList::new(), writes: writes.iter().map(emptied).collect(), reply: None };
     let fits = |chunks: &ChunkLists, len: usize| header_len(chunks) + len <= send_limit;
     let (inline, payloads) = reply.into_parts();
     let mut pushes = Vec::new();
@@ -201,7 +202,7 @@ fn place(source: Source, len: usize, chunk: &WriteChunk) -> Option<(WriteChunk, 
     }
     let mut left = len;
     let mut pushes = Vec::new();
-    let mut segments = Vec::with_capacity(chunk.segments.len());
+    let mut segments = SegmentList::with_capacity(chunk.segments.len());
     for s in &chunk.segments {
         let n = left.min(s.length as usize);
         if n > 0 {
@@ -338,7 +339,7 @@ mod tests {
     #[test]
     fn an_empty_write_chunk_returns_its_result_inline_and_the_next_chunk_serves_the_next_result() {
         let reply = compound_reply(40, &[5, 4096]);
-        let empty = WriteChunk { segments: Vec::new() };
+        let empty = WriteChunk { segments: Default::default() };
         let planned = plan(reply.clone(), &[empty, chunk(&[4096])], None, 4096).expect("plan");
         assert_eq!(sources(&planned), vec![Source::Payload(1)]);
         assert!(planned.chunks.writes[0].segments.is_empty());

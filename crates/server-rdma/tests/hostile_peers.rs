@@ -84,7 +84,10 @@ async fn a_read_chunk_past_the_clients_registration_breaks_only_that_connection(
     let header = RdmaHeader::msg(
         2,
         64,
-        ChunkLists { reads: vec![ReadChunk { position, segments: vec![past] }], ..Default::default() },
+        ChunkLists {
+            reads: rpcrdma_proto::smallvec![ReadChunk { position, segments: rpcrdma_proto::smallvec![past] }],
+            ..Default::default()
+        },
     );
     req.send(&header, &call.inline);
     assert!(req.broken().await, "the server's RDMA Read failed and it closed the connection");
@@ -101,9 +104,9 @@ async fn a_write_chunk_with_a_stale_handle_breaks_only_that_connection() {
     let file = create(&mut req, 1, running.root(), b"stale").await;
     common::nfs::write_by_read_chunk(&mut req, 2, file, &pattern(8192, 2), 8192).await;
     let region = req.register(RegBuf::Writable(vec![0; 8192]), Access::LOCAL_WRITE | Access::REMOTE_WRITE);
-    let chunk = WriteChunk { segments: vec![segment(&region, 0, 8192)] };
+    let chunk = WriteChunk { segments: rpcrdma_proto::smallvec![segment(&region, 0, 8192)] };
     region.invalidate();
-    let header = RdmaHeader::msg(3, 64, ChunkLists { writes: vec![chunk], ..Default::default() });
+    let header = RdmaHeader::msg(3, 64, ChunkLists { writes: rpcrdma_proto::smallvec![chunk], ..Default::default() });
     req.send(&header, &nfs_call(3, common::nfs::READ, &ReadArgs { file, offset: 0, count: 8192 }).inline);
     assert!(req.broken().await, "the server's RDMA Write failed and it closed the connection");
     still_serving(&running).await;
@@ -117,8 +120,8 @@ async fn a_payload_longer_than_the_write_chunk_is_err_chunk() {
     let file = create(&mut req, 1, running.root(), b"short-chunk").await;
     common::nfs::write_by_read_chunk(&mut req, 2, file, &pattern(8192, 2), 8192).await;
     let region = req.register(RegBuf::Writable(vec![0; 4096]), Access::LOCAL_WRITE | Access::REMOTE_WRITE);
-    let chunk = WriteChunk { segments: vec![segment(&region, 0, 4096)] };
-    let header = RdmaHeader::msg(3, 64, ChunkLists { writes: vec![chunk], ..Default::default() });
+    let chunk = WriteChunk { segments: rpcrdma_proto::smallvec![segment(&region, 0, 4096)] };
+    let header = RdmaHeader::msg(3, 64, ChunkLists { writes: rpcrdma_proto::smallvec![chunk], ..Default::default() });
     let call = nfs_call(3, common::nfs::READ, &ReadArgs { file, offset: 0, count: 8192 });
     let (reply, _) = req.call(&header, &call.inline).await;
     assert_eq!(error_of(&reply), Some(RdmaErrorBody::Chunk));
@@ -172,7 +175,8 @@ async fn a_client_leaving_while_its_megabyte_is_being_read_leaves_the_server_ser
         let (position, len) = call.payload.expect("payload");
         let region = req.register(RegBuf::ReadOnly(data.into()), Access::REMOTE_READ);
         let chunk = ReadChunk { position, segments: common::segments(&region, len, 64 << 10) };
-        let header = RdmaHeader::msg(2, 64, ChunkLists { reads: vec![chunk], ..Default::default() });
+        let header =
+            RdmaHeader::msg(2, 64, ChunkLists { reads: rpcrdma_proto::smallvec![chunk], ..Default::default() });
         let read_before = running.stats.snapshot().bytes_rdma_read;
         req.send(&header, &call.inline);
         match leave {
@@ -224,7 +228,7 @@ async fn a_client_offering_no_rdma_read_gets_err_chunk_for_read_chunks_and_inlin
     let (position, len) = call.payload.expect("payload");
     let region = req.register(RegBuf::ReadOnly(data.into()), Access::REMOTE_READ);
     let chunk = ReadChunk { position, segments: common::segments(&region, len, 8192) };
-    let header = RdmaHeader::msg(2, 64, ChunkLists { reads: vec![chunk], ..Default::default() });
+    let header = RdmaHeader::msg(2, 64, ChunkLists { reads: rpcrdma_proto::smallvec![chunk], ..Default::default() });
     let (reply, _) = req.call(&header, &call.inline).await;
     assert_eq!(error_of(&reply), Some(RdmaErrorBody::Chunk), "no RDMA Read may be issued");
     req.call(&inline_header(3), &nfs_call(3, 0, &Void).inline).await;
@@ -285,7 +289,10 @@ async fn busy_counter_attack(running: &Running, good: &mut Requester, name: &[u8
     let (position, len) = call.payload.expect("payload");
     let region = bad.register(RegBuf::ReadOnly(data.into()), Access::REMOTE_READ);
     let chunk = ReadChunk { position, segments: common::segments(&region, len, len) };
-    bad.send(&RdmaHeader::msg(2, 64, ChunkLists { reads: vec![chunk], ..Default::default() }), &call.inline);
+    bad.send(
+        &RdmaHeader::msg(2, 64, ChunkLists { reads: rpcrdma_proto::smallvec![chunk], ..Default::default() }),
+        &call.inline,
+    );
     let worst = worst_null_call(good, Duration::from_millis(300), Duration::from_millis(500)).await?;
     assert!(bad.broken().await, "a peer holding a busy counter past the bound loses its connection");
     Some(worst)
@@ -392,7 +399,8 @@ async fn measure_a_good_client_beside_a_reconnecting_busy_counter_attack() {
                 let (position, len) = call.payload.expect("payload");
                 let region = bad.register(RegBuf::ReadOnly(data.into()), Access::REMOTE_READ);
                 let chunk = ReadChunk { position, segments: common::segments(&region, len, 8) };
-                let header = RdmaHeader::msg(2, 64, ChunkLists { reads: vec![chunk], ..Default::default() });
+                let header =
+                    RdmaHeader::msg(2, 64, ChunkLists { reads: rpcrdma_proto::smallvec![chunk], ..Default::default() });
                 bad.send(&header, &call.inline);
                 let _ = tokio::time::timeout(Duration::from_millis(20), bad.recv()).await;
                 attacks += 1;

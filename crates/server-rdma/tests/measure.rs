@@ -61,7 +61,7 @@ async fn pipelined(
 fn read_call(req: &Requester, xid: u32, file: FileHandle3, size: usize) -> (RdmaHeader, Vec<u8>, MemoryRegion) {
     let region = req.register(RegBuf::Writable(vec![0; size]), Access::LOCAL_WRITE | Access::REMOTE_WRITE);
     let chunk = WriteChunk { segments: segments(&region, size, size) };
-    let header = RdmaHeader::msg(xid, 64, ChunkLists { writes: vec![chunk], ..Default::default() });
+    let header = RdmaHeader::msg(xid, 64, ChunkLists { writes: rpcrdma_proto::smallvec![chunk], ..Default::default() });
     let call = nfs_call(xid, READ, &ReadArgs { file, offset: 0, count: size as u32 });
     (header, call.inline, region)
 }
@@ -71,7 +71,7 @@ fn write_call(req: &Requester, xid: u32, file: FileHandle3, data: &[u8]) -> (Rdm
     let (position, len) = call.payload.expect("payload");
     let region = req.register(RegBuf::ReadOnly(data.to_vec().into()), Access::REMOTE_READ);
     let chunk = ReadChunk { position, segments: segments(&region, len, len) };
-    let header = RdmaHeader::msg(xid, 64, ChunkLists { reads: vec![chunk], ..Default::default() });
+    let header = RdmaHeader::msg(xid, 64, ChunkLists { reads: rpcrdma_proto::smallvec![chunk], ..Default::default() });
     (header, call.inline, region)
 }
 

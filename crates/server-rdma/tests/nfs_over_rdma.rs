@@ -189,7 +189,7 @@ async fn a_long_call_comes_whole_from_a_position_zero_read_chunk() {
     let region = req.register(RegBuf::ReadOnly(call.whole.clone().into()), Access::REMOTE_READ);
     // RFC 8166 §3.5.3: RDMA_NOMSG, nothing inline, the whole call in a position-zero Read chunk.
     let chunk = ReadChunk { position: 0, segments: segments(&region, call.whole.len(), 4000) };
-    let header = RdmaHeader::nomsg(2, 64, ChunkLists { reads: vec![chunk], ..Default::default() });
+    let header = RdmaHeader::nomsg(2, 64, ChunkLists { reads: rpcrdma_proto::smallvec![chunk], ..Default::default() });
     let (reply, rpc) = req.call(&header, &[]).await;
     assert!(matches!(reply.body, RdmaBody::Msg(_)));
     match xdr::decode_exact::<nfs3_proto::WriteRes>(results(&rpc)).expect("WRITE3res") {

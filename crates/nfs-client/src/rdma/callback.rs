@@ -89,14 +89,23 @@ mod tests {
     #[test]
     fn a_call_with_chunks_is_refused_never_taken_for_a_reply() {
         let segment = Segment { handle: 1, length: 8, offset: 0 };
-        let chunks = ChunkLists { writes: vec![WriteChunk { segments: vec![segment] }], ..ChunkLists::default() };
+        let chunks = ChunkLists {
+            writes: rpcrdma_proto::smallvec![WriteChunk { segments: rpcrdma_proto::smallvec![segment] }],
+            ..ChunkLists::default()
+        };
         assert_eq!(classify(&RdmaHeader::msg(5, 2, chunks), &rpc(5, 0)), FromServer::Refused);
         let long = ChunkLists {
-            reads: vec![rpcrdma_proto::ReadChunk { position: 0, segments: vec![segment] }],
+            reads: rpcrdma_proto::smallvec![rpcrdma_proto::ReadChunk {
+                position: 0,
+                segments: rpcrdma_proto::smallvec![segment]
+            }],
             ..ChunkLists::default()
         };
         assert_eq!(classify(&RdmaHeader::nomsg(5, 2, long), &Bytes::new()), FromServer::Refused);
-        let reply_chunk = ChunkLists { reply: Some(WriteChunk { segments: vec![segment] }), ..ChunkLists::default() };
+        let reply_chunk = ChunkLists {
+            reply: Some(WriteChunk { segments: rpcrdma_proto::smallvec![segment] }),
+            ..ChunkLists::default()
+        };
         assert_eq!(classify(&RdmaHeader::nomsg(5, 2, reply_chunk), &Bytes::new()), FromServer::Reply);
     }
 

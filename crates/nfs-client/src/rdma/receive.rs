@@ -30,7 +30,8 @@ impl Connection {
     /// Handles a batch of completions of `qp`: credits, replies, reposted receives, then more calls.
     /// An error completion means the queue pair is broken: `Err` with the reason.
     pub(crate) fn on_completions(&self, batch: &mut Vec<Completion>, qp: &dyn QueuePair) -> Result<(), Broken> {
-        let (mut done, mut failed, mut unknown, mut broken) = (Vec::new(), Vec::new(), 0u64, None);
+        // Sized for the batch up front: a call is large, and growing the list would move every one.
+        let (mut done, mut failed, mut unknown, mut broken) = (Vec::with_capacity(batch.len()), Vec::new(), 0u64, None);
         let mut calls_in = Vec::new();
         {
             let mut st = self.lock();

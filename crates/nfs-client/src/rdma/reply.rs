@@ -128,7 +128,7 @@ mod tests {
     }
 
     fn chunk(length: u32) -> WriteChunk {
-        WriteChunk { segments: vec![Segment { handle: 9, length, offset: 0x1000 }] }
+        WriteChunk { segments: rpcrdma_proto::smallvec![Segment { handle: 9, length, offset: 0x1000 }] }
     }
 
     #[test]
@@ -143,7 +143,7 @@ mod tests {
 
     #[test]
     fn read_data_is_the_write_chunk_buffer_truncated_to_the_returned_length() {
-        let chunks = ChunkLists { writes: vec![chunk(5)], ..ChunkLists::default() };
+        let chunks = ChunkLists { writes: rpcrdma_proto::smallvec![chunk(5)], ..ChunkLists::default() };
         let msg = message(&RdmaHeader::msg(1, 8, chunks), b"head");
         let offered = Offered { write: Some(Bytes::from_static(b"hello world")), reply: None };
         let reply = assemble("READ", parse(&msg).expect("decodes"), offered).expect("assembles");
@@ -162,7 +162,7 @@ mod tests {
 
     #[test]
     fn rejects_returned_chunks_longer_than_offered_or_never_offered() {
-        let chunks = ChunkLists { writes: vec![chunk(12)], ..ChunkLists::default() };
+        let chunks = ChunkLists { writes: rpcrdma_proto::smallvec![chunk(12)], ..ChunkLists::default() };
         let msg = message(&RdmaHeader::msg(1, 8, chunks), b"");
         let offered = Offered { write: Some(Bytes::from_static(b"hello world")), reply: None };
         let err = assemble("READ", parse(&msg).expect("decodes"), offered).expect_err("too long");
@@ -173,8 +173,11 @@ mod tests {
         let msg = message(&RdmaHeader::nomsg(1, 8, chunks), b"");
         let err = assemble("GETATTR", parse(&msg).expect("decodes"), Offered::default()).expect_err("no reply chunk");
         assert!(err.to_string().contains("no Reply chunk"), "{err}");
-        let two = WriteChunk { segments: vec![Segment::default(), Segment::default()] };
-        let msg = message(&RdmaHeader::msg(1, 8, ChunkLists { writes: vec![two], ..ChunkLists::default() }), b"");
+        let two = WriteChunk { segments: rpcrdma_proto::smallvec![Segment::default(), Segment::default()] };
+        let msg = message(
+            &RdmaHeader::msg(1, 8, ChunkLists { writes: rpcrdma_proto::smallvec![two], ..ChunkLists::default() }),
+            b"",
+        );
         let offered = Offered { write: Some(Bytes::from_static(b"x")), reply: None };
         assert!(assemble("READ", parse(&msg).expect("decodes"), offered).is_err());
     }

@@ -209,7 +209,8 @@ fn register_and_send(
     let mut w = XdrWriter::with_capacity(header.encoded_len());
     header.encode(&mut w);
     let header = w.into_vec();
-    qp.post_send(SEND_TAG | WrId::from(call.xid), &marshal::send_parts(&header, call, layout.send))
+    let parts = marshal::send_parts(&header, call, layout.send);
+    qp.post_send(SEND_TAG | WrId::from(call.xid), &parts)
 }
 
 /// `len` bytes the server may RDMA-Write: a piece of the pool, else a registration of its own.

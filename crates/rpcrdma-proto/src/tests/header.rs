@@ -30,7 +30,10 @@ fn error_replies_are_28_bytes_for_err_vers_and_20_for_err_chunk() {
 #[test]
 fn write_call_with_one_read_chunk_has_the_rfc_layout() {
     let chunks = ChunkLists {
-        reads: vec![ReadChunk { position: 136, segments: vec![seg(0xAA, 4096, 0x0000_0001_0000_2000)] }],
+        reads: crate::smallvec![ReadChunk {
+            position: 136,
+            segments: crate::smallvec![seg(0xAA, 4096, 0x0000_0001_0000_2000)]
+        }],
         ..Default::default()
     };
     let bytes = encode(&RdmaHeader::msg(9, 128, chunks));
@@ -40,8 +43,10 @@ fn write_call_with_one_read_chunk_has_the_rfc_layout() {
 #[test]
 fn read_call_with_write_list_and_reply_chunk_has_the_rfc_layout() {
     let chunks = ChunkLists {
-        writes: vec![WriteChunk { segments: vec![seg(0xBB, 8192, 0x10), seg(0xBC, 4096, 0x20)] }],
-        reply: Some(WriteChunk { segments: vec![seg(0xCC, 1024, 0x30)] }),
+        writes: crate::smallvec![WriteChunk {
+            segments: crate::smallvec![seg(0xBB, 8192, 0x10), seg(0xBC, 4096, 0x20)]
+        }],
+        reply: Some(WriteChunk { segments: crate::smallvec![seg(0xCC, 1024, 0x30)] }),
         ..Default::default()
     };
     let bytes = encode(&RdmaHeader::msg(9, 128, chunks));
@@ -92,8 +97,8 @@ fn consecutive_read_segments_with_one_position_form_one_chunk() {
     let (h, _) = decode(&buf).unwrap();
     let reads = &h.chunks().unwrap().reads;
     assert_eq!(reads.len(), 2);
-    assert_eq!(reads[0], ReadChunk { position: 100, segments: vec![seg(0xA, 10, 0), seg(0xB, 20, 0)] });
-    assert_eq!(reads[1], ReadChunk { position: 200, segments: vec![seg(0xC, 30, 0)] });
+    assert_eq!(reads[0], ReadChunk { position: 100, segments: crate::smallvec![seg(0xA, 10, 0), seg(0xB, 20, 0)] });
+    assert_eq!(reads[1], ReadChunk { position: 200, segments: crate::smallvec![seg(0xC, 30, 0)] });
     assert_eq!(reads[0].byte_len(), 30);
     assert_eq!(encode(&h), buf, "re-encoding must reproduce the flat list");
 }

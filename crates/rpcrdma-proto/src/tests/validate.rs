@@ -9,7 +9,7 @@ fn read(position: u32, lengths: &[u32]) -> ReadChunk {
 }
 
 fn msg_with_reads(reads: Vec<ReadChunk>) -> RdmaHeader {
-    RdmaHeader::msg(1, 1, ChunkLists { reads, ..Default::default() })
+    RdmaHeader::msg(1, 1, ChunkLists { reads: reads.into(), ..Default::default() })
 }
 
 fn check(h: &RdmaHeader, inline_len: usize) -> Result<(), RpcRdmaError> {
@@ -63,7 +63,8 @@ fn read_chunks_out_of_order_or_overlapping_are_refused() {
 fn position_zero_chunk_belongs_only_in_rdma_nomsg() {
     let err = check(&msg_with_reads(vec![read(0, &[2000])]), 0).unwrap_err();
     assert_eq!(err, RpcRdmaError::PositionZeroInMsg);
-    let long_call = RdmaHeader::nomsg(1, 1, ChunkLists { reads: vec![read(0, &[2000])], ..Default::default() });
+    let long_call =
+        RdmaHeader::nomsg(1, 1, ChunkLists { reads: crate::smallvec![read(0, &[2000])], ..Default::default() });
     assert_eq!(check(&long_call, 0), Ok(()));
 }
 
@@ -71,13 +72,14 @@ fn position_zero_chunk_belongs_only_in_rdma_nomsg() {
 fn rdma_nomsg_call_needs_a_position_zero_chunk() {
     let empty = RdmaHeader::nomsg(1, 1, ChunkLists::default());
     assert_eq!(check(&empty, 0).unwrap_err(), RpcRdmaError::NoMsgWithoutCallChunk);
-    let data_only = RdmaHeader::nomsg(1, 1, ChunkLists { reads: vec![read(136, &[4096])], ..Default::default() });
+    let data_only =
+        RdmaHeader::nomsg(1, 1, ChunkLists { reads: crate::smallvec![read(136, &[4096])], ..Default::default() });
     assert_eq!(check(&data_only, 0).unwrap_err(), RpcRdmaError::NoMsgWithoutCallChunk);
 }
 
 #[test]
 fn rdma_nomsg_data_chunks_are_placed_within_the_position_zero_chunk() {
-    let chunks = |p| ChunkLists { reads: vec![read(0, &[200]), read(p, &[4096])], ..Default::default() };
+    let chunks = |p| ChunkLists { reads: crate::smallvec![read(0, &[200]), read(p, &[4096])], ..Default::default() };
     assert_eq!(check(&RdmaHeader::nomsg(1, 1, chunks(136)), 0), Ok(()));
     let err = check(&RdmaHeader::nomsg(1, 1, chunks(204)), 0).unwrap_err();
     assert_eq!(err, RpcRdmaError::PositionBeyondMessage { position: 204, message_len: 200 });
@@ -86,12 +88,16 @@ fn rdma_nomsg_data_chunks_are_placed_within_the_position_zero_chunk() {
 #[test]
 fn zero_length_segments_are_refused_in_every_list() {
     let zero = vec![seg(1, 0, 0)];
-    let reads = msg_with_reads(vec![ReadChunk { position: 8, segments: zero.clone() }]);
+    let reads = msg_with_reads(vec![ReadChunk { position: 8, segments: zero.clone().into() }]);
     assert_eq!(check(&reads, 8).unwrap_err(), RpcRdmaError::ZeroLengthSegment { kind: ChunkKind::Read });
-    let writes =
-        RdmaHeader::msg(1, 1, ChunkLists { writes: vec![WriteChunk { segments: zero.clone() }], ..Default::default() });
+    let writes = RdmaHeader::msg(
+        1,
+        1,
+        ChunkLists { writes: crate::smallvec![WriteChunk { segments: zero.clone().into() }], ..Default::default() },
+    );
     assert_eq!(check(&writes, 8).unwrap_err(), RpcRdmaError::ZeroLengthSegment { kind: ChunkKind::Write });
-    let reply = RdmaHeader::msg(1, 1, ChunkLists { reply: Some(WriteChunk { segments: zero }), ..Default::default() });
+    let reply =
+        RdmaHeader::msg(1, 1, ChunkLists { reply: Some(WriteChunk { segments: zero.into() }), ..Default::default() });
     assert_eq!(check(&reply, 8).unwrap_err(), RpcRdmaError::ZeroLengthSegment { kind: ChunkKind::Reply });
 }
 
@@ -101,7 +107,7 @@ fn an_empty_write_chunk_is_accepted_as_a_request_for_an_inline_result() {
         1,
         1,
         ChunkLists {
-            writes: vec![WriteChunk::default(), WriteChunk { segments: vec![seg(1, 4096, 0)] }],
+            writes: crate::smallvec![WriteChunk::default(), WriteChunk { segments: crate::smallvec![seg(1, 4096, 0)] }],
             ..Default::default()
         },
     );
@@ -112,7 +118,7 @@ fn an_empty_write_chunk_is_accepted_as_a_request_for_an_inline_result() {
 fn read_and_reply_chunks_without_segments_are_refused() {
     let reply = RdmaHeader::msg(1, 1, ChunkLists { reply: Some(WriteChunk::default()), ..Default::default() });
     assert_eq!(check(&reply, 8).unwrap_err(), RpcRdmaError::EmptyChunk { kind: ChunkKind::Reply });
-    let reads = msg_with_reads(vec![ReadChunk { position: 8, segments: Vec::new() }]);
+    let reads = msg_with_reads(vec![ReadChunk { position: 8, segments: Default::default() }]);
     assert_eq!(check(&reads, 8).unwrap_err(), RpcRdmaError::EmptyChunk { kind: ChunkKind::Read });
 }
 
@@ -131,7 +137,11 @@ fn chunks_longer_than_the_policy_are_refused_without_overflow() {
         RpcRdmaError::ReadListTooLong { len: 12_000, max: 10_000 }
     );
     let huge: Vec<Segment> = (0..256).map(|_| seg(1, u32::MAX, 0)).collect();
-    let write = RdmaHeader::msg(1, 1, ChunkLists { writes: vec![WriteChunk { segments: huge }], ..Default::default() });
+    let write = RdmaHeader::msg(
+        1,
+        1,
+        ChunkLists { writes: crate::smallvec![WriteChunk { segments: huge.into() }], ..Default::default() },
+    );
     assert!(matches!(
         validate_call(&write, 8, &policy),
         Err(RpcRdmaError::ChunkTooLong { kind: ChunkKind::Write, len: 1_099_511_627_520, max: 4096 })
@@ -139,7 +149,7 @@ fn chunks_longer_than_the_policy_are_refused_without_overflow() {
     let reply = RdmaHeader::msg(
         1,
         1,
-        ChunkLists { reply: Some(WriteChunk { segments: vec![seg(1, 1025, 0)] }), ..Default::default() },
+        ChunkLists { reply: Some(WriteChunk { segments: crate::smallvec![seg(1, 1025, 0)] }), ..Default::default() },
     );
     assert!(matches!(
         validate_call(&reply, 8, &policy),

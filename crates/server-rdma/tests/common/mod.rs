@@ -315,7 +315,7 @@ pub fn segment(region: &MemoryRegion, offset: usize, len: usize) -> Segment {
 }
 
 /// `region` cut into segments of at most `piece` bytes.
-pub fn segments(region: &MemoryRegion, len: usize, piece: usize) -> Vec<Segment> {
+pub fn segments(region: &MemoryRegion, len: usize, piece: usize) -> rpcrdma_proto::SegmentList {
     (0..len).step_by(piece).map(|at| segment(region, at, piece.min(len - at))).collect()
 }
 

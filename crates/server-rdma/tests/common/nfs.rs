@@ -75,7 +75,7 @@ pub async fn write_by_read_chunk(req: &mut Requester, xid: u32, file: FileHandle
     let region = req.register(RegBuf::ReadOnly(data.to_vec().into()), Access::REMOTE_READ);
     // RFC 8166 §3.4.5: the data item's position in the whole call; its XDR pad is not in the chunk.
     let chunk = ReadChunk { position, segments: segments(&region, len, piece) };
-    let header = RdmaHeader::msg(xid, 64, ChunkLists { reads: vec![chunk], ..Default::default() });
+    let header = RdmaHeader::msg(xid, 64, ChunkLists { reads: rpcrdma_proto::smallvec![chunk], ..Default::default() });
     let (reply, rpc) = req.call(&header, &call.inline).await;
     assert!(matches!(reply.body, RdmaBody::Msg(_)), "WRITE reply inline");
     region.invalidate();
@@ -95,7 +95,7 @@ pub async fn read_by_write_chunk(
 ) -> Vec<u8> {
     let region = req.register(RegBuf::Writable(vec![0; count]), Access::LOCAL_WRITE | Access::REMOTE_WRITE);
     let chunk = WriteChunk { segments: segments(&region, count, piece) };
-    let header = RdmaHeader::msg(xid, 64, ChunkLists { writes: vec![chunk], ..Default::default() });
+    let header = RdmaHeader::msg(xid, 64, ChunkLists { writes: rpcrdma_proto::smallvec![chunk], ..Default::default() });
     let call = nfs_call(xid, READ, &ReadArgs { file, offset: 0, count: count as u32 });
     let (reply, rpc) = req.call(&header, &call.inline).await;
     let chunks = reply_chunks(&reply);

@@ -21,8 +21,9 @@ use rpcrdma_proto::nfs3_binding::{
     NFS_PROGRAM, NFS_V3,
 };
 use rpcrdma_proto::{
-    ChunkLists, InlineThresholds, RdmaHeader, ReadChunk, Segment, WriteChunk, DEFAULT_MAX_CHUNK_BYTES,
+    smallvec, ChunkLists, InlineThresholds, RdmaHeader, ReadChunk, Segment, WriteChunk, DEFAULT_MAX_CHUNK_BYTES,
 };
+use smallvec::SmallVec;
 use xdr::XdrDecode;
 
 use crate::transport::RpcCall;
@@ -213,20 +214,25 @@ pub(crate) fn chunk_lists(layout: &Layout, segments: &Segments) -> ChunkLists {
         SendPlan::LongCall => Some(0),
     };
     if let (Some(position), Some(segment)) = (read_position, segments.read) {
-        chunks.reads.push(ReadChunk { position, segments: vec![segment] });
+        chunks.reads.push(ReadChunk { position, segments: smallvec![segment] });
     }
     match (layout.reply, segments.write, segments.reply) {
-        (ReplyRoom::WriteChunk(_), Some(segment), _) => chunks.writes.push(WriteChunk { segments: vec![segment] }),
-        (ReplyRoom::ReplyChunk(_), _, Some(segment)) => chunks.reply = Some(WriteChunk { segments: vec![segment] }),
+        (ReplyRoom::WriteChunk(_), Some(segment), _) => chunks.writes.push(WriteChunk { segments: smallvec![segment] }),
+        (ReplyRoom::ReplyChunk(_), _, Some(segment)) => {
+            chunks.reply = Some(WriteChunk { segments: smallvec![segment] })
+        }
         _ => {}
     }
     chunks
 }
 
+/// A Send's gather list: at most five parts (header, call head, payload, padding, call tail), kept inline.
+pub(crate) type SendParts<'a> = SmallVec<[&'a [u8]; 5]>;
+
 /// The Send of a call after its `header`: the whole call (payload gathered from its own buffer, not
 /// copied), the call without its payload and padding (Read chunk), or the header alone (Long Call).
-pub(crate) fn send_parts<'a>(header: &'a [u8], call: &'a RpcCall, plan: SendPlan) -> Vec<&'a [u8]> {
-    let mut parts = Vec::with_capacity(5);
+pub(crate) fn send_parts<'a>(header: &'a [u8], call: &'a RpcCall, plan: SendPlan) -> SendParts<'a> {
+    let mut parts = SendParts::new();
     parts.push(header);
     if plan == SendPlan::LongCall {
         return parts;

@@ -68,7 +68,7 @@ fn write_payloads_of_4095_4096_and_4097_bytes_go_in_a_read_chunk_at_their_xdr_po
         assert_eq!(flat(&send_parts(b"", &call, layout.send)), call.inline, "{len} bytes");
         let seg = Segment { handle: 1, length: len as u32, offset: 0x10 };
         let chunks = chunk_lists(&layout, &Segments { read: Some(seg), ..Segments::default() });
-        assert_eq!(chunks.reads, vec![ReadChunk { position: offset as u32, segments: vec![seg] }]);
+        assert_eq!(chunks.reads[..], [ReadChunk { position: offset as u32, segments: rpcrdma_proto::smallvec![seg] }]);
     }
 }
 
@@ -88,7 +88,7 @@ fn a_call_too_large_for_the_send_threshold_becomes_a_long_call() {
     let small = InlineThresholds { send: 1024, recv: 4096 };
     let layout = layout(&call, small).expect("layout");
     assert_eq!(layout.send, SendPlan::LongCall);
-    assert_eq!(send_parts(b"HDR", &call, layout.send), vec![b"HDR".as_slice()]);
+    assert_eq!(send_parts(b"HDR", &call, layout.send)[..], [b"HDR".as_slice()]);
     assert_eq!(&whole_call(&call)[..], &call.inline[..]);
     let seg = Segment { handle: 1, length: call.inline.len() as u32, offset: 0 };
     let chunks = chunk_lists(&layout, &Segments { read: Some(seg), ..Segments::default() });
@@ -131,7 +131,7 @@ fn read_replies_that_cannot_fit_get_a_write_chunk_of_the_count() {
     let layout = layout_of(&read_call(4096), LINUX);
     let seg = Segment { handle: 3, length: 4096, offset: 0 };
     let chunks = chunk_lists(&layout, &Segments { write: Some(seg), ..Segments::default() });
-    assert_eq!(chunks.writes, vec![WriteChunk { segments: vec![seg] }]);
+    assert_eq!(chunks.writes[..], [WriteChunk { segments: rpcrdma_proto::smallvec![seg] }]);
     assert!(chunks.reply.is_none() && chunks.reads.is_empty());
     // A READ larger than any responder's chunk limit is refused before anything is registered.
     let err = super::layout(&read_call(4 << 20), LINUX).expect_err("too large");
@@ -146,7 +146,7 @@ fn readdirplus_gets_a_reply_chunk_sized_by_its_maxcount() {
     assert_eq!(layout.reply, ReplyRoom::ReplyChunk(RPC_REPLY_HEADER_LEN + 4 + 32768));
     let seg = Segment { handle: 4, length: 100, offset: 0 };
     let chunks = chunk_lists(&layout, &Segments { reply: Some(seg), ..Segments::default() });
-    assert_eq!(chunks.reply, Some(WriteChunk { segments: vec![seg] }));
+    assert_eq!(chunks.reply, Some(WriteChunk { segments: rpcrdma_proto::smallvec![seg] }));
 }
 
 #[test]

@@ -37,7 +37,7 @@ pub(super) async fn answer(
                 let local = conn.qp.register(RegBuf::Writable(data), Access::LOCAL_WRITE)?;
                 conn.one_sided(true, &local, 0, remote(target, len)).await?;
             }
-            chunks.writes.push(WriteChunk { segments: vec![Segment { length: len, ..*target }] });
+            chunks.writes.push(WriteChunk { segments: rpcrdma_proto::smallvec![Segment { length: len, ..*target }] });
         }
         (Some(data), None) => {
             record.extend_from_slice(&data);
@@ -52,7 +52,7 @@ pub(super) async fn answer(
             let len = record.len() as u32;
             let local = conn.qp.register(RegBuf::Writable(record), Access::LOCAL_WRITE)?;
             conn.one_sided(true, &local, 0, remote(target, len)).await?;
-            chunks.reply = Some(WriteChunk { segments: vec![Segment { length: len, ..*target }] });
+            chunks.reply = Some(WriteChunk { segments: rpcrdma_proto::smallvec![Segment { length: len, ..*target }] });
             send(conn, &RdmaHeader::nomsg(xid, grant, chunks), &[]);
         }
         _ => send(conn, &RdmaHeader::msg(xid, grant, chunks), &record),

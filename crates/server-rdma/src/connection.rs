@@ -19,8 +19,9 @@
 //! ([`RefusalThrottle`]): its completions stay unpolled meanwhile, so the replies that would grant it
 //! more credits wait too and its sends stall in credit flow control.
 
-use std::collections::HashMap;
 use std::future::poll_fn;
+
+use foldhash::HashMap;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
@@ -120,6 +121,7 @@ pub(crate) struct Connection<H: RecordHandler> {
     pub(crate) grant: GrantPolicy,
     /// Receives posted and not yet consumed.
     pub(crate) posted: u32,
+    /// Calls under way by their sequence number (ours, not the peer's: a fast hash is safe).
     pub(crate) calls: HashMap<u64, Call>,
     pub(crate) next_call: u64,
     pub(crate) queue: WorkQueue,
@@ -170,7 +172,7 @@ impl<H: RecordHandler> Connection<H> {
             policy: config.chunk_policy(),
             grant: GrantPolicy::Fixed(config.credits),
             posted,
-            calls: HashMap::new(),
+            calls: HashMap::default(),
             next_call: 1,
             pending: JoinSet::new(),
             backward,

@@ -60,11 +60,13 @@ pub fn decode_exact<'a, T: XdrDecode<'a>>(buf: &'a [u8]) -> Result<T, XdrError> 
 macro_rules! impl_primitive {
     ($t:ty, $get:ident, $put:ident) => {
         impl XdrEncode for $t {
+            #[inline]
             fn encode<'p>(&'p self, w: &mut XdrWriter<'p>) {
                 w.$put(*self);
             }
         }
         impl<'a> XdrDecode<'a> for $t {
+            #[inline]
             fn decode(r: &mut XdrReader<'a>) -> Result<Self, XdrError> {
                 r.$get()
             }

@@ -14,11 +14,13 @@ impl<'a> XdrReader<'a> {
     }
 
     /// Offset of the next byte to be read, from the start of the buffer.
+    #[inline]
     pub fn position(&self) -> usize {
         self.pos
     }
 
     /// Bytes not yet read.
+    #[inline]
     pub fn remaining(&self) -> usize {
         self.buf.len() - self.pos
     }
@@ -36,6 +38,7 @@ impl<'a> XdrReader<'a> {
         }
     }
 
+    #[inline]
     fn take(&mut self, n: usize) -> Result<&'a [u8], XdrError> {
         let remaining = self.remaining();
         if n > remaining {
@@ -46,29 +49,35 @@ impl<'a> XdrReader<'a> {
         Ok(s)
     }
 
+    #[inline]
     fn take_array<const N: usize>(&mut self) -> Result<[u8; N], XdrError> {
         let mut out = [0u8; N];
         out.copy_from_slice(self.take(N)?);
         Ok(out)
     }
 
+    #[inline]
     pub fn get_u32(&mut self) -> Result<u32, XdrError> {
         Ok(u32::from_be_bytes(self.take_array()?))
     }
 
+    #[inline]
     pub fn get_i32(&mut self) -> Result<i32, XdrError> {
         Ok(i32::from_be_bytes(self.take_array()?))
     }
 
+    #[inline]
     pub fn get_u64(&mut self) -> Result<u64, XdrError> {
         Ok(u64::from_be_bytes(self.take_array()?))
     }
 
+    #[inline]
     pub fn get_i64(&mut self) -> Result<i64, XdrError> {
         Ok(i64::from_be_bytes(self.take_array()?))
     }
 
     /// RFC 4506 §4.4: a boolean is an enum whose only values are 0 and 1.
+    #[inline]
     pub fn get_bool(&mut self) -> Result<bool, XdrError> {
         let offset = self.pos;
         match self.get_u32()? {

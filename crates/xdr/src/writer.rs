@@ -47,22 +47,27 @@ impl<'p> XdrWriter<'p> {
         self.len() == 0
     }
 
+    #[inline]
     pub fn put_u32(&mut self, v: u32) {
         self.inline.extend_from_slice(&v.to_be_bytes());
     }
 
+    #[inline]
     pub fn put_i32(&mut self, v: i32) {
         self.inline.extend_from_slice(&v.to_be_bytes());
     }
 
+    #[inline]
     pub fn put_u64(&mut self, v: u64) {
         self.inline.extend_from_slice(&v.to_be_bytes());
     }
 
+    #[inline]
     pub fn put_i64(&mut self, v: i64) {
         self.inline.extend_from_slice(&v.to_be_bytes());
     }
 
+    #[inline]
     pub fn put_bool(&mut self, v: bool) {
         self.put_u32(v as u32);
     }

@@ -11,6 +11,7 @@
 //!
 //! [`RdmaServerConfig::read_target_bytes`]: crate::RdmaServerConfig::read_target_bytes
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -47,7 +48,9 @@ impl KeptBudget {
 /// One connection's free targets.
 #[derive(Debug)]
 pub(crate) struct ReadTargets {
-    free: Vec<MemoryRegion>,
+    /// Free targets by size (a multiple of [`GRAIN`]); a size's list stays when emptied, so there are
+    /// at most as many lists as sizes a connection has kept.
+    free: BTreeMap<usize, Vec<MemoryRegion>>,
     free_bytes: usize,
     max_bytes: usize,
     budget: Arc<KeptBudget>,
@@ -56,7 +59,7 @@ pub(crate) struct ReadTargets {
 impl ReadTargets {
     /// Keeps up to `max_bytes` of free targets, within the server-wide `budget`.
     pub(crate) fn new(max_bytes: usize, budget: Arc<KeptBudget>) -> ReadTargets {
-        ReadTargets { free: Vec::new(), free_bytes: 0, max_bytes, budget }
+        ReadTargets { free: BTreeMap::new(), free_bytes: 0, max_bytes, budget }
     }
 
     /// The bytes to register for a call of `len` bytes.
@@ -66,8 +69,7 @@ impl ReadTargets {
 
     /// The smallest free target of at least `len` bytes, taken.
     pub(crate) fn take(&mut self, len: usize) -> Option<MemoryRegion> {
-        let (i, _) = self.free.iter().enumerate().filter(|(_, t)| t.len() >= len).min_by_key(|(_, t)| t.len())?;
-        let target = self.free.swap_remove(i);
+        let target = self.free.range_mut(len..).find_map(|(_, list)| list.pop())?;
         self.free_bytes -= target.len();
         self.budget.release(target.len());
         Some(target)
@@ -81,7 +83,7 @@ impl ReadTargets {
             return Some(target);
         }
         self.free_bytes += len;
-        self.free.push(target);
+        self.free.entry(len).or_default().push(target);
         None
     }
 }
@@ -133,6 +135,6 @@ mod tests {
         assert!(two.give(target(65536)).is_some(), "the server keeps its bound across connections");
         drop(one);
         assert!(two.give(target(65536)).is_none());
-        assert_eq!(two.free.len(), 2, "a closed connection's targets leave the budget");
+        assert_eq!(two.free.values().map(Vec::len).sum::<usize>(), 2, "a closed connection's targets leave the budget");
     }
 }

@@ -10,6 +10,7 @@ use std::ops::Range;
 
 use rdma::RemoteSegment;
 use rpcrdma_proto::{ReadChunk, Segment};
+use smallvec::SmallVec;
 
 /// Where each byte of the call comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -17,11 +18,11 @@ pub(crate) struct Assembly {
     /// Bytes of the whole call.
     pub len: usize,
     /// Pieces of the received inline message: (offset in the call, range of the inline message).
-    pub copies: Vec<(usize, Range<usize>)>,
+    pub copies: SmallVec<[(usize, Range<usize>); 2]>,
     /// RDMA Reads: (offset in the call, the requester's memory).
-    pub reads: Vec<(usize, RemoteSegment)>,
+    pub reads: SmallVec<[(usize, RemoteSegment); 1]>,
     /// XDR padding after each chunk's data: zeros.
-    pub pads: Vec<Range<usize>>,
+    pub pads: SmallVec<[Range<usize>; 1]>,
 }
 
 /// Chunks that [`validate_call`](rpcrdma_proto::validate_call) let through but cannot be laid out

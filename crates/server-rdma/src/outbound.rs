@@ -13,6 +13,7 @@ use bytes::Bytes;
 use nfs_server::{Payload, Payloads, Reply};
 use rdma::RemoteSegment;
 use rpcrdma_proto::{ChunkLists, RdmaHeader, ReadChunkList, SegmentList, WriteChunk};
+use smallvec::SmallVec;
 
 use crate::stats::ReplyKind;
 
@@ -24,6 +25,11 @@ pub(crate) enum Source {
     /// The reply flattened for the Reply chunk ([`Planned::reply_chunk_body`]).
     ReplyChunk,
 }
+
+/// The RDMA Writes of one reply: one for an NFSv3 READ's single-segment Write chunk, kept inline.
+pub(crate) type Pushes = SmallVec<[Push; 1]>;
+/// The gather list of one RDMA Write: one slice of one page for a small READ, kept inline.
+pub(crate) type Sources = SmallVec<[Bytes; 2]>;
 
 /// One RDMA Write: `remote.length` bytes of `source` from `offset`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +55,7 @@ pub(crate) struct Planned {
     pub payloads: Payloads,
     /// What is RDMA-Written into the Reply chunk, when it is used.
     pub reply_chunk_body: Vec<u8>,
-    pub pushes: Vec<Push>,
+    pub pushes: Pushes,
     /// Payload bytes copied into the inline message or the Reply chunk (those not RDMA-Written from
     /// where they lie): the front end's share of "bytes copied per byte served".
     pub copied: usize,
@@ -73,7 +79,7 @@ pub(crate) fn plan(
         ChunkLists { reads: ReadChunkList::new(), writes: writes.iter().map(emptied).collect(), reply: None };
     let fits = |chunks: &ChunkLists, len: usize| header_len(chunks) + len <= send_limit;
     let (inline, payloads) = reply.into_parts();
-    let mut pushes = Vec::new();
+    let mut pushes = Pushes::new();
     for (i, payload) in payloads.iter().enumerate() {
         // RFC 8267 §4.3: Write chunks are consumed in order by the DDP-eligible results; an empty Write
         // chunk asks for its result inline, and a result beyond the last Write chunk is returned inline.
@@ -164,8 +170,8 @@ fn reduced(inline: Vec<u8>, payloads: &Payloads, writes: &[WriteChunk]) -> (Vec<
 /// `len` bytes of `slices` (taken as one run of bytes) from `offset`, as slices of the same memory:
 /// the gather list of one RDMA Write. Shorter when the slices end first (never, for a [`Push`] of the
 /// payload it was planned for).
-pub(crate) fn gather(slices: &[Bytes], offset: usize, len: usize) -> Vec<Bytes> {
-    let mut out = Vec::with_capacity(1);
+pub(crate) fn gather(slices: &[Bytes], offset: usize, len: usize) -> Sources {
+    let mut out = Sources::new();
     let (mut skip, mut left) = (offset, len);
     for slice in slices {
         if left == 0 {
@@ -196,12 +202,12 @@ fn emptied(chunk: &WriteChunk) -> WriteChunk {
 
 /// Fills `chunk`'s segments in order with `len` bytes of `source`: the chunk as returned (lengths
 /// written, unused segments 0) and the RDMA Writes. `None` when the chunk is shorter than `len`.
-fn place(source: Source, len: usize, chunk: &WriteChunk) -> Option<(WriteChunk, Vec<Push>)> {
+fn place(source: Source, len: usize, chunk: &WriteChunk) -> Option<(WriteChunk, Pushes)> {
     if len as u64 > chunk.byte_len() {
         return None;
     }
     let mut left = len;
-    let mut pushes = Vec::new();
+    let mut pushes = Pushes::new();
     let mut segments = SegmentList::with_capacity(chunk.segments.len());
     for s in &chunk.segments {
         let n = left.min(s.length as usize);
@@ -394,7 +400,7 @@ mod tests {
         assert_eq!(cut.concat(), b"defghi");
         assert_eq!(cut.len(), 3);
         assert_eq!(cut[1].as_ptr(), slices[1].as_ptr(), "a slice of the same memory, not a copy");
-        assert_eq!(gather(&slices, 4, 4), vec![Bytes::from_static(b"efgh")]);
+        assert_eq!(gather(&slices, 4, 4)[..], [Bytes::from_static(b"efgh")]);
         assert_eq!(gather(&slices, 9, 5).concat(), b"j", "cut short where the slices end");
         assert!(gather(&slices, 10, 1).is_empty());
     }

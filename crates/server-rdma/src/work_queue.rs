@@ -10,8 +10,9 @@
 
 use std::collections::VecDeque;
 
-use bytes::Bytes;
 use rdma::{MemoryRegion, QueuePair, RdmaError, RemoteSegment, WrId};
+
+use crate::outbound::Sources;
 
 /// What a work request is for; the top byte of its [`WrId`]. Receives complete with id 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,7 +72,7 @@ pub(crate) enum Work {
     },
     /// An RDMA Write of `sources`, in order (their lengths add up to `remote.length`).
     Write {
-        sources: Vec<Bytes>,
+        sources: Sources,
         remote: RemoteSegment,
     },
     Send {
@@ -304,7 +305,7 @@ mod tests {
         }
         queue.push(
             WrTag::new(WrKind::Write, 2),
-            Work::Write { sources: vec![Bytes::from_static(&[1; 16])], remote: remote(16) },
+            Work::Write { sources: smallvec::smallvec![Bytes::from_static(&[1; 16])], remote: remote(16) },
         );
         queue.push(WrTag::new(WrKind::Reply, 2), Work::Send { message: vec![0; 28] });
         let posted = queue.pump(&qp, |_| {}).expect("pump");
@@ -321,7 +322,7 @@ mod tests {
         let mut queue = WorkQueue::new(8, 1);
         queue.push(
             WrTag::new(WrKind::Write, 2),
-            Work::Write { sources: vec![Bytes::from_static(&[1; 16])], remote: remote(16) },
+            Work::Write { sources: smallvec::smallvec![Bytes::from_static(&[1; 16])], remote: remote(16) },
         );
         queue.push(WrTag::new(WrKind::Reply, 2), Work::Send { message: vec![0; 28] });
         queue.pump(&qp, |_| {}).expect("the second waits");

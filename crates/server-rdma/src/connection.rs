@@ -204,6 +204,10 @@ impl<H: RecordHandler> Connection<H> {
     async fn serve(&mut self, shutdown: &mut watch::Receiver<bool>) -> Result<(), RdmaError> {
         self.closing = *shutdown.borrow();
         let mut grace_over = Instant::now() + self.setup.config.shutdown_grace;
+        // One wait for shutdown across iterations: a turn often handles a single call, and registering
+        // a waiter anew each turn would cost more than the call.
+        let shutdown = shutdown.changed();
+        tokio::pin!(shutdown);
         loop {
             // As the TCP front end: completions that are always ready must not keep the other
             // connections and the listener of a one-thread runtime from their turn.
@@ -226,7 +230,7 @@ impl<H: RecordHandler> Connection<H> {
                     }) => Event::Completions(polled),
                     Some(done) = pending.join_next(), if waiting => Event::Executed(done),
                     record = backward.next(), if takes_backward => Event::Backward(record),
-                    _ = shutdown.changed(), if !self.closing => Event::Shutdown,
+                    _ = &mut shutdown, if !self.closing => Event::Shutdown,
                     () = sleep_until(grace_over), if self.closing && self.ending.is_none() => Event::GraceOver,
                     () = sleep_until(give_up.unwrap_or(grace_over)), if give_up.is_some() => Event::GiveUp,
                 }

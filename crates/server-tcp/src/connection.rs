@@ -244,6 +244,9 @@ impl<H: RecordHandler> Connection<H> {
     async fn serve(&mut self, shutdown: &mut watch::Receiver<bool>) -> End {
         let mut closing = *shutdown.borrow();
         let mut deadline = Instant::now() + self.limits.shutdown_grace;
+        // One wait for shutdown across turns, not a waiter registered anew for every turn.
+        let shutdown = shutdown.changed();
+        tokio::pin!(shutdown);
         let mut paused = false;
         loop {
             // Connections share a network thread: one that ran its turn of calls lets the others run
@@ -294,7 +297,7 @@ impl<H: RecordHandler> Connection<H> {
                 ready = self.stream.writable(), if !self.queue.is_empty() => Event::Writable(ready),
                 ready = self.stream.readable(), if can_read => Event::Readable(ready),
                 record = Backward::next(&mut self.backward), if takes_calls => Event::Backward(record),
-                _ = shutdown.changed(), if !closing => Event::Shutdown,
+                _ = &mut shutdown, if !closing => Event::Shutdown,
                 () = sleep_until(deadline), if closing => Event::GraceExpired,
                 signal = &mut self.registration.evicted, if self.evictable_signal && !closing => match signal {
                     Ok(()) => Event::Evicted,

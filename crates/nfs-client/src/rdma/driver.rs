@@ -116,8 +116,14 @@ impl Slot for Connection {
 }
 
 /// Polls `qp`'s completions until it breaks, a timeout asks for a new one, or shutdown.
+///
+/// The kick and shutdown waits live across iterations: a batch of completions is often one reply,
+/// and registering two waiters anew for each would cost more than handling it.
 async fn serve(conn: &Connection, qp: &dyn QueuePair, generation: u64, shutdown: &mut watch::Receiver<bool>) -> End {
     let mut batch = Vec::with_capacity(BATCH);
+    let kicked = conn.kick.notified();
+    let stop = stopped(shutdown);
+    tokio::pin!(kicked, stop);
     loop {
         tokio::select! {
             biased;
@@ -129,12 +135,13 @@ async fn serve(conn: &Connection, qp: &dyn QueuePair, generation: u64, shutdown:
                 }
                 Err(e) => return End::Lost(e.to_string()),
             },
-            _ = conn.kick.notified() => {
+            () = &mut kicked => {
                 if conn.take_drop(generation) {
                     return End::Lost("a call timed out; a new connection re-sends it (RDMA has no keep-alive)".into());
                 }
+                kicked.set(conn.kick.notified());
             }
-            _ = stopped(shutdown) => return End::Shutdown,
+            () = &mut stop => return End::Shutdown,
         }
     }
 }

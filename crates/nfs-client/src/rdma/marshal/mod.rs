@@ -21,9 +21,9 @@ use rpcrdma_proto::nfs3_binding::{
     NFS_PROGRAM, NFS_V3,
 };
 use rpcrdma_proto::{
-    smallvec, ChunkLists, InlineThresholds, RdmaHeader, ReadChunk, Segment, WriteChunk, DEFAULT_MAX_CHUNK_BYTES,
+    ChunkLists, InlineThresholds, RdmaHeader, ReadChunk, Segment, WriteChunk, DEFAULT_MAX_CHUNK_BYTES,
 };
-use smallvec::SmallVec;
+use smallvec::{smallvec, SmallVec};
 use xdr::XdrDecode;
 
 use crate::transport::RpcCall;
